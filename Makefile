@@ -1,0 +1,44 @@
+# The course's commands. `make book` and `make test` each set everything up first (a virtual environment
+# in .venv with the pinned toolchain), so each works on a fresh machine with Python 3.11 (3.10+).
+#
+#   make book        set up, then build the HTML book into _build/html (warnings are errors)
+#   make test        set up, then run the whole test suite (book build, nbgrader round-trips, package tests)
+#   make exercises   regenerate exercises/ from solutions/ with nbgrader (after editing a solution notebook)
+#
+# TORCH_SPEC picks the PyTorch to install when the environment has none. The default pins a known-good
+# release; on Linux without a GPU, `make book TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"`
+# avoids the multi-GB CUDA build.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV ?= .venv
+BIN := $(VENV)/bin
+TORCH_SPEC ?= torch==2.13.0
+TORCH_PIP_ARGS ?=
+export SEQCOURSE_PROGRESS ?= 0
+export PIP_DISABLE_PIP_VERSION_CHECK = 1
+
+.PHONY: setup book test exercises clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install "$(TORCH_SPEC)" $(TORCH_PIP_ARGS)
+	$(BIN)/python -m pip install -r requirements.txt
+	$(BIN)/python -m pip install --no-deps -e .
+	touch $@
+
+book: setup
+	$(BIN)/jupyter-book build . -W --keep-going
+	@echo "The book is in _build/html/index.html"
+
+test: setup
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
+
+exercises: setup
+	cd autograder && for a in ../solutions/*/; do \
+	  PATH="$(CURDIR)/$(BIN):$$PATH" ../$(BIN)/python -m nbgrader generate_assignment "$$(basename $$a)" --force || exit 1; \
+	done
+
+clean:
+	rm -rf _build .cache .pytest_cache

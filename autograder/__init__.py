@@ -1,0 +1,1 @@
+"""Grading configuration and tools for the course (nbgrader-based)."""

@@ -1,0 +1,45 @@
+"""Shared code for the course "Sequence models, from RNNs to attention, in PyTorch".
+
+Chapters, exercise notebooks and the capstone import from here instead of copying code:
+
+- :mod:`seqcourse.checks`   -- value checks with readable failure messages (used by visible tests)
+- :mod:`seqcourse.data`     -- synthetic tasks that need no download
+- :mod:`seqcourse.plot`     -- figures: configuration diagrams, curves, heatmaps
+- :mod:`seqcourse.progress` -- progress bars that stay quiet in non-interactive builds
+"""
+from __future__ import annotations
+
+import os
+import random
+
+__version__ = "0.1.0"
+
+__all__ = ["set_seed", "get_device", "__version__"]
+
+
+def set_seed(seed: int = 0) -> None:
+    """Seed Python, NumPy and PyTorch (CPU and CUDA) so that a run can be repeated."""
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)  # also seeds every CUDA device
+
+
+def get_device(prefer: str | None = None):
+    """The best available device: ``cuda``, then ``mps``, then ``cpu``.
+
+    ``prefer`` (or the environment variable ``SEQCOURSE_DEVICE``) forces one, e.g. ``"cpu"``.
+    """
+    import torch
+
+    choice = prefer or os.environ.get("SEQCOURSE_DEVICE")
+    if choice:
+        return torch.device(choice)
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")

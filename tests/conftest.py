@@ -1,0 +1,88 @@
+"""Shared fixtures: the course's assignments graded once per test session, and timing reports."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+os.environ.setdefault("SEQCOURSE_PROGRESS", "0")
+
+import harness  # noqa: E402
+from autograder import grading  # noqa: E402
+
+ASSIGNMENTS = grading.assignments()
+TIMINGS: dict[str, float] = {}
+
+
+@pytest.fixture(scope="session")
+def graded():
+    """``{assignment: result or Exception}`` from :func:`harness.grade_assignment`, graded in parallel."""
+    from concurrent.futures import ThreadPoolExecutor
+    import tempfile
+
+    workdir = Path(tempfile.mkdtemp(prefix="seqcourse-grading-"))
+    workers = int(os.environ.get("SEQCOURSE_GRADING_WORKERS", str(min(2, os.cpu_count() or 1))))
+    out = {}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {a: pool.submit(harness.grade_assignment, a, workdir) for a in ASSIGNMENTS}
+        for a, f in futures.items():
+            try:
+                out[a] = f.result()
+            except Exception as exc:  # noqa: BLE001 - reported by the tests of that assignment only
+                out[a] = exc
+    return out
+
+
+def result_of(graded, assignment):
+    r = graded[assignment]
+    if isinstance(r, Exception):
+        raise r
+    return r
+
+
+def pytest_terminal_summary(terminalreporter):
+    if TIMINGS:
+        terminalreporter.section("solution notebooks, top to bottom (seconds, this machine)")
+        for name, seconds in sorted(TIMINGS.items()):
+            terminalreporter.write_line(f"{name:60s} {seconds:7.1f}")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The book build is the slowest single step and mostly waits on notebook kernels: start it when the session
+# starts, in the background, so that it overlaps with grading; tests/test_book.py waits for it.
+BOOK: dict = {}
+
+
+def pytest_collection_finish(session):
+    if any(item.nodeid.startswith("tests/test_book.py") for item in session.items):
+        import subprocess
+        import tempfile
+
+        out = Path(tempfile.mkdtemp(prefix="seqcourse-book-"))
+        log = open(out / "build.log", "w")
+        cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(REPO), "--all", "-W",
+               "--keep-going", "--path-output", str(out)]
+        env = dict(os.environ, SEQCOURSE_PROGRESS="0", OMP_NUM_THREADS="1")
+        BOOK.update(out=out, log_path=out / "build.log", cmd=cmd,
+                    proc=subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=env))
+
+
+def pytest_sessionfinish(session):
+    proc = BOOK.get("proc")
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def book():
+    """``(returncode, log text, html folder)`` of one full book build with warnings as errors."""
+    if "proc" not in BOOK:
+        pytest.skip("book build not started")
+    rc = BOOK["proc"].wait(timeout=1800)
+    return rc, BOOK["log_path"].read_text(errors="replace"), BOOK["out"] / "_build" / "html"

@@ -1,0 +1,141 @@
+"""Every assignment, graded through nbgrader: the solution gets full marks, the untouched student notebook
+gets zero on every autograded test, and every mutant (a realistic wrong solution) loses the points of the
+tests it breaks while the other tests keep theirs. Plus the static checks: exercises/ is what nbgrader
+generates from solutions/, grade ids are unique, every graded function has at least two mutants."""
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+import harness
+from autograder import grading
+from conftest import ASSIGNMENTS, TIMINGS, result_of
+
+pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments")
+
+
+def _verdict(score: float, max_score: float) -> str:
+    if abs(score - max_score) < 1e-9:
+        return harness.FULL
+    return harness.ZERO if score == 0 else harness.LESS
+
+
+def _check_student(result, student):
+    info = result["students"][student]
+    problems = []
+    for nb, expected in info["expect"].items():
+        got = info["scores"].get(nb)
+        if got is None:
+            problems.append(f"{nb}: not graded at all (nbgrader failed on the whole notebook)")
+            continue
+        for test, want in expected.items():
+            if test not in got:
+                problems.append(f"{nb}:{test}: no grade recorded")
+                continue
+            score, max_score = got[test]
+            have = _verdict(score, max_score)
+            ok = have == want or (want == harness.LESS and have == harness.ZERO)
+            if not ok:
+                problems.append(f"{nb}:{test}: expected {want}, got {score:g}/{max_score:g}")
+    return problems
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_solution_gets_full_marks(graded, assignment):
+    problems = _check_student(result_of(graded, assignment), "solution")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_untouched_exercise_gets_zero(graded, assignment):
+    problems = _check_student(result_of(graded, assignment), "blank")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_mutants_lose_points(graded, assignment):
+    result = result_of(graded, assignment)
+    problems = []
+    for student, info in result["students"].items():
+        if student.startswith("mutants-"):
+            for p in _check_student(result, student):
+                problems.append(f"[{', '.join(info['mutants'])}] {p}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_graded_function_has_two_mutants(assignment):
+    mutants = harness.load_mutants(assignment)
+    per_cell = Counter((m.notebook, m.cell) for m in mutants)
+    missing = []
+    for path in grading.source_notebooks(assignment):
+        nb = grading.load(path)
+        tests = set(grading.test_points(nb))
+        for cell in nb.cells:
+            if grading.is_solution_cell(cell):
+                gid = grading.nbgrader_meta(cell)["grade_id"]
+                if per_cell[(path.name, gid)] < 2:
+                    missing.append(f"{path.name}:{gid} has {per_cell[(path.name, gid)]} mutant(s)")
+        for m in mutants:
+            if m.notebook == path.name:
+                unknown = set(m.loses) - tests
+                assert not unknown, f"mutant {m.id} names unknown tests {sorted(unknown)}"
+                assert m.loses, f"mutant {m.id} must break at least one test"
+    assert not missing, "every solution cell needs at least two mutants:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_exercises_match_nbgrader_output(graded, assignment):
+    """exercises/ must be exactly what `nbgrader generate_assignment` makes of solutions/."""
+    release = result_of(graded, assignment)["release"]
+    committed = {p.name for p in (grading.EXERCISES / assignment).glob("*.ipynb")}
+    assert committed == set(release), (
+        f"exercises/{assignment} holds {sorted(committed)}, nbgrader generates {sorted(release)}; "
+        "run `make exercises`")
+    for name, generated in release.items():
+        mine = grading.normalised(grading.load(grading.EXERCISES / assignment / name))
+        assert mine == grading.normalised(generated), (
+            f"exercises/{assignment}/{name} is out of sync with solutions/; run `make exercises` "
+            "(never edit exercises/ by hand)")
+
+
+def test_grade_ids_unique_across_course():
+    seen = Counter()
+    for a in ASSIGNMENTS:
+        for path in grading.source_notebooks(a):
+            for cell in grading.load(path).cells:
+                gid = grading.nbgrader_meta(cell).get("grade_id")
+                if gid:
+                    seen[gid] += 1
+    repeated = sorted(g for g, n in seen.items() if n > 1)
+    assert not repeated, f"grade_id repeats (nbgrader aborts a whole batch on this): {repeated}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_test_cells_are_locked_and_score_points(assignment):
+    for path in grading.source_notebooks(assignment):
+        for cell in grading.load(path).cells:
+            m = grading.nbgrader_meta(cell)
+            if m.get("grade") and not m.get("solution"):
+                assert m.get("locked"), f"{path.name}:{m['grade_id']} must be locked"
+                assert m.get("points", 0) > 0, f"{path.name}:{m['grade_id']} has no points"
+
+
+@pytest.mark.parametrize("path", [p for a in ASSIGNMENTS for p in grading.source_notebooks(a)],
+                         ids=lambda p: p.name)
+def test_solution_notebook_runs_top_to_bottom(path):
+    """The instructor's notebook (solutions and hidden tests) runs start to end; the time is reported."""
+    nb = grading.load(path)
+    env_before = os.environ.pop("NBGRADER_EXECUTION", None)
+    try:
+        start = time.perf_counter()
+        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+        TIMINGS[f"{path.parent.name}/{path.name}"] = time.perf_counter() - start
+    finally:
+        if env_before is not None:
+            os.environ["NBGRADER_EXECUTION"] = env_before
