@@ -21,10 +21,10 @@ export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt pyproject.toml
+$(VENV)/.installed: requirements.txt tests/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install "$(TORCH_SPEC)" $(TORCH_PIP_ARGS)
-	$(BIN)/python -m pip install -r requirements.txt
+	$(BIN)/python -m pip install -r requirements.txt -r tests/requirements.txt
 	$(BIN)/python -m pip install --no-deps -e .
 	touch $@
 

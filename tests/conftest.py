@@ -60,7 +60,7 @@ BOOK: dict = {}
 
 
 def pytest_collection_finish(session):
-    if any(item.nodeid.startswith("tests/test_book.py") for item in session.items):
+    if any(item.nodeid.startswith(("tests/test_book.py", "tests/test_browser.py")) for item in session.items):
         import subprocess
         import tempfile
 

@@ -1,0 +1,170 @@
+"""The built book as a reader sees it, in headless Chromium (Debian's `chromium`, driven by Playwright).
+
+Opens every page of the site served on 127.0.0.1 and checks: no console errors beyond known noise, math
+rendered wherever the source has math, every image loaded, every internal link resolves (file and
+anchor), every exercise page offers its notebook for download and an "open in Colab" link, and search
+finds a term. Saves screenshots of a few pages into the build folder (``_build/screenshots``).
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlparse
+
+import pytest
+
+CHROMIUM = os.environ.get("SEQCOURSE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (tests/requirements.txt)")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian: apt-get install chromium)")
+
+# Console messages that every Jupyter Book 1.x page logs and that do not affect the reader.
+KNOWN_NOISE = ("Identifier 'THEBE_JS_URL' has already been declared",)
+
+SCREENSHOTS = {  # page -> file name
+    "chapters/intro.html": "landing.png",
+    "chapters/ch01_sequence_configurations.html": "chapter.png",
+    "exercises/ch01/ch01_sequence_configurations.html": "exercise.png",
+}
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(book):
+    rc, log, html = book
+    if rc != 0:
+        pytest.fail("the book did not build; see test_book.py")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(html)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", html
+    finally:
+        server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def pages(site):
+    """Visit every page once; collect what the checks need."""
+    base, html = site
+    results = {}
+    shots = html.parent / "screenshots"
+    shots.mkdir(exist_ok=True)
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        for path in sorted(html.rglob("*.html")):
+            rel = path.relative_to(html).as_posix()
+            if rel.startswith(("_static/", "_sources/", "reports/")) or rel in ("genindex.html", "index.html"):
+                continue
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
+            failed: list[str] = []
+            page.on("requestfailed", lambda r, f=failed: f.append(r.url))
+            page.goto(base + rel, wait_until="load")
+            if rel != "search.html":
+                page.wait_for_function("() => !window.MathJax || !window.MathJax.startup || "
+                                       "window.MathJax.startup.promise", timeout=15000)
+                page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
+            info = page.evaluate("""() => ({
+                mathSource: document.querySelectorAll('.math, span.math, div.math').length,
+                mathRendered: document.querySelectorAll('mjx-container').length,
+                text: document.querySelector('article') ? document.querySelector('article').innerText : document.body.innerText,
+                images: Array.from(document.images).map(i => ({src: i.currentSrc || i.src, ok: i.complete && i.naturalWidth > 0})),
+                links: Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href')),
+                ids: Array.from(document.querySelectorAll('[id]')).map(e => e.id),
+            })""")
+            if rel in SCREENSHOTS:
+                page.screenshot(path=str(shots / SCREENSHOTS[rel]), full_page=False)
+            info.update(errors=[e for e in errors if not any(n in e for n in KNOWN_NOISE)], failed=failed)
+            results[rel] = info
+            page.close()
+        # search: type a term into the search page and wait for results
+        page = context.new_page()
+        page.goto(base + "search.html?q=recurrent", wait_until="load")
+        page.wait_for_selector("#search-results li", timeout=15000)
+        results["__search__"] = page.locator("#search-results li").count()
+        page.close()
+        browser.close()
+    return results
+
+
+def _pages(pages):
+    return {k: v for k, v in pages.items() if not k.startswith("__")}
+
+
+def test_no_console_errors(pages):
+    bad = {p: v["errors"] for p, v in _pages(pages).items() if v["errors"]}
+    assert not bad, f"console errors: {bad}"
+
+
+def test_no_failed_requests(pages):
+    """Offline-complete: nothing the page asks for fails (no CDN is reachable from a test machine)."""
+    bad = {p: v["failed"] for p, v in _pages(pages).items() if v["failed"]}
+    assert not bad, f"requests that failed: {bad}"
+
+
+def test_math_rendered_everywhere(pages):
+    for p, v in _pages(pages).items():
+        if v["mathSource"]:
+            assert v["mathRendered"] >= v["mathSource"] * 0.9, f"{p}: {v['mathRendered']} of {v['mathSource']} formulas rendered"
+        for raw in ("\\(", "\\[", "$$"):
+            assert raw not in v["text"], f"{p}: raw math delimiter {raw!r} left in the text"
+
+
+def test_every_image_loaded(pages):
+    for p, v in _pages(pages).items():
+        broken = [i["src"] for i in v["images"] if not i["ok"]]
+        assert not broken, f"{p}: images not loaded: {broken}"
+
+
+def test_every_internal_link_resolves(pages, site):
+    base, html = site
+    ids = {p: set(v["ids"]) for p, v in _pages(pages).items()}
+    problems = []
+    for p, v in _pages(pages).items():
+        for href in v["links"]:
+            url = urlparse(urljoin(base + p, href))
+            if url.scheme not in ("http", "") or url.netloc != urlparse(base).netloc:
+                continue  # external (not checked offline) or mailto
+            target = unquote(url.path.lstrip("/")) or "index.html"
+            if target.endswith("/"):
+                target += "index.html"
+            if not (html / target).exists():
+                problems.append(f"{p}: {href} -> missing {target}")
+            elif url.fragment and target in ids and url.fragment not in ids[target]:
+                problems.append(f"{p}: {href} -> no anchor #{url.fragment}")
+    assert not problems, "\n".join(problems)
+
+
+def test_exercise_pages_offer_download_and_colab(pages, site):
+    _, html = site
+    exercise_pages = [p for p in _pages(pages) if p.startswith("exercises/")]
+    assert exercise_pages, "no exercise pages in the site"
+    for p in exercise_pages:
+        links = pages[p]["links"]
+        notebook = p[: -len(".html")] + ".ipynb"
+        downloads = [h for h in links if h.endswith(".ipynb") and "_sources" in h]
+        assert downloads, f"{p}: no download link for the notebook"
+        assert (html / "_sources" / notebook).exists(), f"{p}: the downloadable notebook is missing"
+        colab = [h for h in links if "colab.research.google.com" in h]
+        assert colab and colab[0].endswith(notebook), f"{p}: no 'open in Colab' link to {notebook}"
+    for p in _pages(pages):
+        if p.startswith("chapters/ch"):
+            ex = [h for h in pages[p]["links"] if "exercises/" in h]
+            assert ex, f"{p}: the chapter does not link to its exercise"
+
+
+def test_search_finds_a_term(pages):
+    assert pages["__search__"] > 0
