@@ -83,6 +83,7 @@ def pages(site):
                 text: document.querySelector('article') ? document.querySelector('article').innerText : document.body.innerText,
                 images: Array.from(document.images).map(i => ({src: i.currentSrc || i.src, ok: i.complete && i.naturalWidth > 0})),
                 links: Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href')),
+                launch: Array.from(document.querySelectorAll('a[href*="colab.research.google.com"]')).map(a => a.getAttribute('href')),
                 ids: Array.from(document.querySelectorAll('[id]')).map(e => e.id),
             })""")
             if rel in SCREENSHOTS:
@@ -158,9 +159,11 @@ def test_exercise_pages_offer_download_and_colab(pages, site):
         downloads = [h for h in links if h.endswith(".ipynb") and "_sources" in h]
         assert downloads, f"{p}: no download link for the notebook"
         assert (html / "_sources" / notebook).exists(), f"{p}: the downloadable notebook is missing"
-        colab = [h for h in links if "colab.research.google.com" in h]
+        colab = pages[p]["launch"]
         assert colab and colab[0].endswith(notebook), f"{p}: no 'open in Colab' link to {notebook}"
     for p in _pages(pages):
+        broken = [h for h in pages[p]["launch"] if not h.endswith(".ipynb")]
+        assert not broken, f"{p}: Colab cannot open {broken}"
         if p.startswith("chapters/ch"):
             ex = [h for h in pages[p]["links"] if "exercises/" in h]
             assert ex, f"{p}: the chapter does not link to its exercise"
