@@ -4,6 +4,8 @@ Chapters, exercise notebooks and the capstone import from here instead of copyin
 
 - :mod:`seqcourse.checks`   -- value checks with readable failure messages (used by visible tests)
 - :mod:`seqcourse.data`     -- synthetic tasks that need no download
+- :mod:`seqcourse.varlen`   -- variable-length token tasks (tagging, sentence labels) and padding
+- :mod:`seqcourse.cost`     -- timing, peak memory and multiply-add counts for benchmarks
 - :mod:`seqcourse.plot`     -- figures: configuration diagrams, curves, heatmaps
 - :mod:`seqcourse.progress` -- progress bars that stay quiet in non-interactive builds
 """
