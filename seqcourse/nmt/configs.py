@@ -1,0 +1,70 @@
+"""Training configurations. ``gpu`` is the capstone, ``laptop`` a useful CPU model in tens of minutes,
+``smoke`` a CPU run of seconds that the tests use (it really trains, on a few thousand short pairs)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+
+
+@dataclass
+class Config:
+    # data
+    corpus: str = "tatoeba"          # "tatoeba" (en-fr) or "multi30k"
+    src_lang: str = "en"             # Multi30k only (Tatoeba is always English -> French)
+    tgt_lang: str = "fr"
+    lowercase: bool = False          # False: BLEU is cased, as sacreBLEU reports by default
+    min_freq: int = 2
+    max_vocab: int = 30000
+    max_len: int = 30                # training pairs with a longer side are dropped
+    train_max: int | None = None     # use only the first N training pairs (after the split)
+    dev_max: int = 1000              # dev sentences for the per-epoch BLEU
+    test_max: int | None = None      # test sentences for the final BLEU (None: all)
+    # model
+    embed_size: int = 256
+    hidden_size: int = 512
+    dropout: float = 0.3
+    # optimisation
+    batch_size: int = 128
+    lr: float = 1e-3
+    lr_decay: float = 0.8            # learning rate multiplied by this after every epoch
+    clip: float = 5.0
+    label_smoothing: float = 0.1
+    epochs: int = 12
+    minutes: float | None = None     # stop training after this much training time (then evaluate)
+    evals_per_epoch: int = 1         # dev loss and BLEU this many times per epoch
+    log_every: int = 50
+    checkpoint_every: int = 500
+    # decoding
+    beam_size: int = 5
+    alpha: float = 1.0               # length normalisation: score / length ** alpha
+    seed: int = 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Config":
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+CONFIGS = {
+    # the capstone: one GPU, about 10 minutes
+    "gpu": Config(minutes=10, evals_per_epoch=2),
+    # the same model on Multi30k German -> English (bentrevett/pytorch-seq2seq reports 28.3 test BLEU)
+    "gpu-multi30k": Config(corpus="multi30k", src_lang="de", tgt_lang="en", min_freq=2, max_len=40,
+                           minutes=10, epochs=20, dev_max=1014),
+    # a laptop CPU: a small model that translates short sentences after tens of minutes
+    "laptop": Config(embed_size=96, hidden_size=128, dropout=0.1, max_vocab=8000, max_len=12, batch_size=64,
+                     lr=2e-3, lr_decay=0.7, label_smoothing=0.0, epochs=4, evals_per_epoch=4, dev_max=500,
+                     log_every=25, checkpoint_every=200, beam_size=4),
+    # the tests: seconds on a CPU, on 2000 of the shortest pairs; it really trains (the loss goes down)
+    "smoke": Config(embed_size=32, hidden_size=48, dropout=0.0, min_freq=1, max_len=6, train_max=2000,
+                    dev_max=60, test_max=60, batch_size=32, lr=3e-3, lr_decay=1.0, label_smoothing=0.0,
+                    epochs=3, log_every=10, checkpoint_every=40, beam_size=3),
+}
+
+
+def get_config(name: str, **overrides) -> Config:
+    if name not in CONFIGS:
+        raise ValueError(f"unknown config {name!r}; choose one of {sorted(CONFIGS)}")
+    return replace(CONFIGS[name], **{k: v for k, v in overrides.items() if v is not None})

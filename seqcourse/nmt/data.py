@@ -1,0 +1,351 @@
+"""Parallel corpora for the capstone: reading, normalising, splitting, tokenising, vocabularies, batches.
+
+Two corpora are supported, both read from a path the user gives (no corpus is part of the repository):
+
+- **Tatoeba English-French** (``fra.txt`` from https://www.manythings.org/anki, CC BY 2.0 FR; attribution
+  "www.manythings.org/anki and tatoeba.org"): one pair a line, ``English<TAB>French`` and, in newer files,
+  a third attribution column. :func:`download_tatoeba` fetches the public zip where a network exists.
+- **Multi30k** (task 1 raw text): ``train``, ``val`` and ``test_2016_flickr`` files with one sentence a
+  line, ``.en``/``.de``/``.fr``, line-aligned; the splits are given by the files.
+
+Tokenisation is a small regular expression (:func:`tokenize`) and the vocabulary a small class
+(:class:`Vocab`) with ``<pad>=0, <sos>=1, <eos>=2, <unk>=3``: word-level, transparent, and enough for
+Tatoeba's short sentences (the chapter explains the choice and its limits).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import unicodedata
+import zipfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import torch
+
+TATOEBA_URL = "https://www.manythings.org/anki/fra-eng.zip"
+ATTRIBUTION = "www.manythings.org/anki and tatoeba.org"
+# sha256 of the files the course's numbers were measured on (the 2017-09-29 fra.txt has two columns)
+KNOWN_SHA256 = {
+    "2546838ae46e0eac4c02ab7032ea0a02a006074a5340077a36a9444f41e02888": "tatoeba fra.txt, 2017-09-29",
+}
+MULTI30K_SPLITS = {"train": "train", "dev": "val", "test": "test_2016_flickr"}
+
+PAD, SOS, EOS, UNK = 0, 1, 2, 3
+SPECIALS = ["<pad>", "<sos>", "<eos>", "<unk>"]
+
+
+# ----------------------------------------------------------------------------------------------------
+# finding and reading files
+
+def data_root() -> Path | None:
+    """Where the development corpora live: ``$SEQCOURSE_DATA`` if set, else ``../shared/data`` beside the
+    repository. Returns ``None`` when that folder does not exist (tests then skip with a message).
+    """
+    env = os.environ.get("SEQCOURSE_DATA")
+    repo = Path(__file__).resolve().parents[2]
+    candidates = [Path(env)] if env else [repo.parent / "shared" / "data"]   # an explicit setting wins
+    for c in candidates:
+        if c.is_dir():
+            return c.resolve()
+    return None
+
+
+def find_tatoeba() -> Path | None:
+    """The Tatoeba ``fra.txt`` under :func:`data_root` (or ``$SEQCOURSE_DATA`` itself a file), or None."""
+    env = os.environ.get("SEQCOURSE_DATA")
+    if env and Path(env).is_file():
+        return Path(env)
+    root = data_root()
+    if root is None:
+        return None
+    for rel in ("tatoeba-fra-eng-2017/fra.txt", "fra.txt", "fra-eng/fra.txt"):
+        if (root / rel).is_file():
+            return root / rel
+    return None
+
+
+def find_multi30k() -> Path | None:
+    root = data_root()
+    if root is not None and (root / "multi30k" / "train.en").is_file():
+        return root / "multi30k"
+    return None
+
+
+_SPACES = re.compile(r"[\s\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u00ad\ufeff"))
+_QUOTES = {ord("\u2019"): "'", ord("\u2018"): "'"}
+
+
+def normalize(text: str) -> str:
+    """Unicode NFC, curly apostrophes made straight, every kind of space (the French side's U+202F and
+    U+00A0 before ``! ? ; :``) made one ASCII space, invisible characters dropped, ends stripped."""
+    text = unicodedata.normalize("NFC", text).translate(_INVISIBLE).translate(_QUOTES)
+    return _SPACES.sub(" ", text).strip()
+
+
+def sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_pairs(path: str | Path) -> list[tuple[str, str]]:
+    """Read a tab-separated parallel file (``source<TAB>target[<TAB>attribution]``), normalised.
+
+    Lines with fewer than two columns or an empty side are skipped; a third (attribution) column is
+    ignored. A missing file raises ``FileNotFoundError`` that says where to get the data.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no parallel corpus at {path}. Download {TATOEBA_URL} (attribution: {ATTRIBUTION}), unzip it "
+            "and pass the path of fra.txt (--data PATH), set SEQCOURSE_DATA, or call "
+            "seqcourse.nmt.data.download_tatoeba(folder) where a network exists.")
+    pairs = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            cols = line.rstrip("\r\n").split("\t")
+            if len(cols) < 2:
+                continue
+            src, tgt = normalize(cols[0]), normalize(cols[1])
+            if src and tgt:
+                pairs.append((src, tgt))
+    return pairs
+
+
+def download_tatoeba(folder: str | Path, url: str = TATOEBA_URL, expected_sha256: str | None = None,
+                     timeout: float = 60.0) -> Path:
+    """Download the public Tatoeba English-French zip into ``folder`` and unzip ``fra.txt``; return its path.
+
+    The zip is re-published now and then, so no fixed checksum can be promised. If ``expected_sha256`` (or
+    ``$SEQCOURSE_TATOEBA_SHA256``) is given, the zip must match it; otherwise its checksum is written to
+    ``fra-eng.zip.sha256`` on the first download and every later use is checked against that file.
+    Any failure raises ``RuntimeError`` with what to do by hand.
+    """
+    import urllib.request
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    zpath, record, txt = folder / "fra-eng.zip", folder / "fra-eng.zip.sha256", folder / "fra.txt"
+    manual = (f"Download {url} in a browser, unzip it and pass the path of fra.txt instead "
+              f"(attribution: {ATTRIBUTION}).")
+    if not zpath.exists():
+        req = urllib.request.Request(url, headers={"User-Agent": "Mozilla/5.0 (seqcourse)"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r, open(str(zpath) + ".part", "wb") as f:
+                while chunk := r.read(1 << 20):
+                    f.write(chunk)
+        except Exception as exc:  # noqa: BLE001 - any network failure gets the same advice
+            raise RuntimeError(f"could not download {url}: {exc}. {manual}") from exc
+        os.replace(str(zpath) + ".part", zpath)
+    digest = sha256(zpath)
+    expected = expected_sha256 or os.environ.get("SEQCOURSE_TATOEBA_SHA256")
+    if expected is None and record.exists():
+        expected = record.read_text().split()[0]
+    if expected is not None and digest != expected.lower():
+        raise RuntimeError(f"checksum mismatch for {zpath}: sha256 {digest}, expected {expected}. Delete the "
+                           f"file to download it again. {manual}")
+    record.write_text(f"{digest}  fra-eng.zip\n")
+    try:
+        with zipfile.ZipFile(zpath) as z:
+            name = next(n for n in z.namelist() if n.endswith("fra.txt"))
+            txt.write_bytes(z.read(name))
+    except (zipfile.BadZipFile, StopIteration) as exc:
+        raise RuntimeError(f"{zpath} is not the expected zip with fra.txt inside. {manual}") from exc
+    return txt
+
+
+# ----------------------------------------------------------------------------------------------------
+# splits
+
+def split_by_source(pairs: Sequence[tuple[str, str]], dev_frac: float = 0.02, test_frac: float = 0.03,
+                    salt: str = "seqcourse") -> dict[str, list[tuple[str, str]]]:
+    """Split pairs into train/dev/test **by source sentence**, deterministically.
+
+    The bucket of a pair depends only on a hash of its source sentence (lower-cased, normalised), so the
+    several translations of one English sentence always land in the same split and no source of the test
+    set is seen in training. The split of a sentence does not change when the file grows.
+    """
+    out: dict[str, list[tuple[str, str]]] = {"train": [], "dev": [], "test": []}
+    for src, tgt in pairs:
+        key = (salt + "\t" + normalize(src).casefold()).encode("utf-8")
+        u = int.from_bytes(hashlib.md5(key).digest()[:8], "big") / 2.0**64  # uniform in [0, 1)
+        split = "test" if u < test_frac else "dev" if u < test_frac + dev_frac else "train"
+        out[split].append((src, tgt))
+    return out
+
+
+def load_tatoeba(path: str | Path | None = None, dev_frac: float = 0.02, test_frac: float = 0.03,
+                 download_to: str | Path | None = None) -> dict[str, list[tuple[str, str]]]:
+    """Tatoeba English-French as ``{"train", "dev", "test"}`` lists of (English, French) pairs.
+
+    ``path`` is ``fra.txt``; without it the development copy is looked up (``$SEQCOURSE_DATA``,
+    ``../shared/data``), and failing that, with ``download_to``, the public zip is downloaded there.
+    """
+    if path is None:
+        path = find_tatoeba()
+    if path is None and download_to is not None:
+        path = download_tatoeba(download_to)
+    if path is None:
+        raise FileNotFoundError(
+            f"Tatoeba fra.txt not found: pass its path (--data PATH), set SEQCOURSE_DATA, or download "
+            f"{TATOEBA_URL} (attribution: {ATTRIBUTION})")
+    return split_by_source(read_pairs(path), dev_frac, test_frac)
+
+
+def load_multi30k(folder: str | Path | None = None, src_lang: str = "de", tgt_lang: str = "en"
+                  ) -> dict[str, list[tuple[str, str]]]:
+    """Multi30k task 1 as ``{"train", "dev", "test"}`` pairs; dev is ``val``, test is ``test_2016_flickr``."""
+    folder = Path(folder) if folder is not None else find_multi30k()
+    if folder is None or not (folder / f"train.{src_lang}").is_file():
+        raise FileNotFoundError(
+            f"Multi30k not found at {folder}: pass the folder holding train/val/test_2016_flickr."
+            f"{{en,de,fr}} (https://github.com/multi30k/dataset, data/task1/raw)")
+    out = {}
+    for split, stem in MULTI30K_SPLITS.items():
+        src = (folder / f"{stem}.{src_lang}").read_text(encoding="utf-8").splitlines()
+        tgt = (folder / f"{stem}.{tgt_lang}").read_text(encoding="utf-8").splitlines()
+        if len(src) != len(tgt):
+            raise ValueError(f"{stem}.{src_lang} and {stem}.{tgt_lang} differ in length")
+        out[split] = [(normalize(s), normalize(t)) for s, t in zip(src, tgt) if s.strip() and t.strip()]
+    return out
+
+
+def load_corpus(name: str, path: str | Path | None = None, **kwargs) -> dict[str, list[tuple[str, str]]]:
+    """``"tatoeba"`` (English-French) or ``"multi30k"`` (German-English by default)."""
+    if name == "tatoeba":
+        return load_tatoeba(path, **kwargs)
+    if name == "multi30k":
+        return load_multi30k(path, **kwargs)
+    raise ValueError(f"unknown corpus {name!r}: choose 'tatoeba' or 'multi30k'")
+
+
+# ----------------------------------------------------------------------------------------------------
+# tokenisation and vocabulary
+
+# numbers (3.5, 1,000), words with inner apostrophes kept whole (don't, l'homme, aujourd'hui), any other
+# non-space character alone (punctuation, hyphens, quotes)
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+(?:'\w+)*|[^\w\s]")
+_NO_SPACE_BEFORE = set(".,!?;:%)]}…")
+_NO_SPACE_AFTER = set("([{¿¡")
+
+
+def tokenize(text: str, lowercase: bool = False) -> list[str]:
+    """Split normalised text into word and punctuation tokens: ``"Don't go!" -> ["Don't", "go", "!"]``."""
+    text = normalize(text)
+    return _TOKEN.findall(text.lower() if lowercase else text)
+
+
+def detokenize(tokens: Sequence[str]) -> str:
+    """Join tokens into text: no space before closing punctuation, none around hyphens or apostrophes."""
+    out = ""
+    for i, tok in enumerate(tokens):
+        prev = tokens[i - 1] if i else None
+        glue = (i == 0 or tok in _NO_SPACE_BEFORE or tok in "-'" or prev in _NO_SPACE_AFTER
+                or prev in ("-", "'"))
+        out += tok if glue else " " + tok
+    return out
+
+
+class Vocab:
+    """Token <-> index maps with the course's special tokens ``<pad>=0, <sos>=1, <eos>=2, <unk>=3``."""
+
+    def __init__(self, itos: Sequence[str]):
+        if list(itos[:4]) != SPECIALS:
+            raise ValueError(f"a vocabulary starts with {SPECIALS}")
+        self.itos = list(itos)
+        self.stoi = {t: i for i, t in enumerate(self.itos)}
+
+    @classmethod
+    def build(cls, sentences: Iterable[Sequence[str]], min_freq: int = 1, max_size: int | None = None) -> "Vocab":
+        """From tokenised sentences: tokens seen at least ``min_freq`` times, most frequent first (ties in
+        alphabetical order, so the result is deterministic), at most ``max_size`` entries with specials."""
+        counts = Counter(tok for sent in sentences for tok in sent)
+        ranked = sorted((t for t, c in counts.items() if c >= min_freq and t not in SPECIALS),
+                        key=lambda t: (-counts[t], t))
+        if max_size is not None:
+            ranked = ranked[: max(0, max_size - len(SPECIALS))]
+        return cls(SPECIALS + ranked)
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def encode(self, tokens: Sequence[str], sos: bool = False, eos: bool = False) -> list[int]:
+        ids = [self.stoi.get(t, UNK) for t in tokens]
+        return ([SOS] if sos else []) + ids + ([EOS] if eos else [])
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        """Tokens up to the first ``<eos>``; ``<pad>`` and ``<sos>`` are dropped."""
+        out = []
+        for i in ids:
+            i = int(i)
+            if i == EOS:
+                break
+            if i not in (PAD, SOS):
+                out.append(self.itos[i])
+        return out
+
+    def state_dict(self) -> list[str]:
+        return list(self.itos)
+
+
+# ----------------------------------------------------------------------------------------------------
+# tensors and batches
+
+@dataclass
+class Example:
+    src: list[int]   # source ids, no specials
+    tgt: list[int]   # target ids with <sos> ... <eos>
+
+
+def encode_pairs(pairs: Sequence[tuple[str, str]], src_vocab: Vocab, tgt_vocab: Vocab, lowercase: bool = False,
+                 max_len: int | None = None) -> list[Example]:
+    """Tokenise and index pairs; with ``max_len``, pairs with a side longer than that are dropped."""
+    out = []
+    for s, t in pairs:
+        st, tt = tokenize(s, lowercase), tokenize(t, lowercase)
+        if not st or not tt or (max_len is not None and (len(st) > max_len or len(tt) > max_len)):
+            continue
+        out.append(Example(src_vocab.encode(st), tgt_vocab.encode(tt, sos=True, eos=True)))
+    return out
+
+
+def pad(seqs: Sequence[Sequence[int]]) -> torch.Tensor:
+    """Right-pad lists of ids with ``<pad>`` (0) into a ``(B, T)`` int64 tensor."""
+    T = max(len(s) for s in seqs)
+    out = torch.full((len(seqs), T), PAD, dtype=torch.long)
+    for i, s in enumerate(seqs):
+        out[i, : len(s)] = torch.as_tensor(s, dtype=torch.long)
+    return out
+
+
+def collate(examples: Sequence[Example]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``src (B, Tx)``, ``src_len (B,)``, ``tgt (B, Ty + 1)`` (``<sos> y_1 .. y_Ty <eos>``, padded)."""
+    src = pad([e.src for e in examples])
+    src_len = torch.tensor([len(e.src) for e in examples], dtype=torch.long)
+    return src, src_len, pad([e.tgt for e in examples])
+
+
+def bucket_batches(examples: Sequence[Example], batch_size: int, seed: int = 0, shuffle: bool = True,
+                   pool: int = 50) -> list[list[int]]:
+    """Indices of examples grouped into batches of similar source length (length bucketing).
+
+    Shuffle (with ``seed``), cut into pools of ``pool * batch_size`` examples, sort each pool by length,
+    cut it into batches, shuffle the batches. Similar lengths mean little padding, so little wasted work.
+    """
+    g = torch.Generator().manual_seed(seed)
+    order = torch.randperm(len(examples), generator=g).tolist() if shuffle else list(range(len(examples)))
+    batches = []
+    for start in range(0, len(order), pool * batch_size):
+        chunk = sorted(order[start:start + pool * batch_size],
+                       key=lambda i: (len(examples[i].src), len(examples[i].tgt)))
+        batches += [chunk[k:k + batch_size] for k in range(0, len(chunk), batch_size)]
+    if shuffle:
+        batches = [batches[i] for i in torch.randperm(len(batches), generator=g).tolist()]
+    return batches
