@@ -5,6 +5,10 @@ Chapters, exercise notebooks and the capstone import from here instead of copyin
 - :mod:`seqcourse.checks`   -- value checks with readable failure messages (used by visible tests)
 - :mod:`seqcourse.data`     -- synthetic tasks that need no download
 - :mod:`seqcourse.varlen`   -- variable-length token tasks (tagging, sentence labels) and padding
+- :mod:`seqcourse.text`     -- tokenisation, vocabularies, padding, length bucketing (no torchtext)
+- :mod:`seqcourse.dates`    -- the date-normalisation task (babel locale data, no download)
+- :mod:`seqcourse.seq2seq`  -- encoder-decoder training, greedy decoding, accuracy by length
+- :mod:`seqcourse.nmt`      -- the capstone translator: data, model, beam search, train and translate commands
 - :mod:`seqcourse.cost`     -- timing, peak memory and multiply-add counts for benchmarks
 - :mod:`seqcourse.plot`     -- figures: configuration diagrams, curves, heatmaps
 - :mod:`seqcourse.progress` -- progress bars that stay quiet in non-interactive builds

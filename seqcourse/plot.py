@@ -104,3 +104,25 @@ def attention_heatmap(weights, source_tokens: Sequence[str], target_tokens: Sequ
     if title:
         ax.set_title(title)
     return ax
+
+
+def plot_accuracy_by_length(results: Mapping[str, Mapping[str, Sequence[float]]], ax=None,
+                            xlabel: str = "source length (characters)", title: str | None = None,
+                            min_count: int = 1):
+    """Accuracy against source length, one line per model: ``results`` maps a label to what
+    :func:`seqcourse.seq2seq.accuracy_by_length` returns (``center``, ``accuracy``, ``count``, ...).
+    Bins with fewer than ``min_count`` examples are left out."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 3.4))
+    for label, r in results.items():
+        keep = [i for i, n in enumerate(r["count"]) if n >= min_count]
+        ax.plot([r["center"][i] for i in keep], [r["accuracy"][i] for i in keep], marker="o", label=label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("exact-match accuracy")
+    ax.set_ylim(-0.03, 1.03)
+    if title:
+        ax.set_title(title)
+    if len(results) > 1:
+        ax.legend()
+    ax.grid(alpha=0.3)
+    return ax
