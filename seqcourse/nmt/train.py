@@ -306,4 +306,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except FileNotFoundError as exc:  # a missing corpus or checkpoint: say what to do, no traceback
+        raise SystemExit(f"error: {exc}") from None
