@@ -61,6 +61,16 @@ def draw_configuration(name: str, ax=None):
     return ax
 
 
+def _finish(ax, title: str | None, legend: bool):
+    """The common end of the line plots: title, legend (several lines only), light grid."""
+    if title:
+        ax.set_title(title)
+    if legend:
+        ax.legend()
+    ax.grid(alpha=0.3)
+    return ax
+
+
 def plot_curves(curves: Mapping[str, Sequence[float]], ax=None, xlabel: str = "step", ylabel: str = "loss",
                 title: str | None = None, logy: bool = False):
     """Plot one or more named curves (e.g. ``{"train": losses, "dev": dev_losses}``) on one axes."""
@@ -72,12 +82,7 @@ def plot_curves(curves: Mapping[str, Sequence[float]], ax=None, xlabel: str = "s
     ax.set_ylabel(ylabel)
     if logy:
         ax.set_yscale("log")
-    if title:
-        ax.set_title(title)
-    if len(curves) > 1:
-        ax.legend()
-    ax.grid(alpha=0.3)
-    return ax
+    return _finish(ax, title, legend=len(curves) > 1)
 
 
 def attention_heatmap(weights, source_tokens: Sequence[str], target_tokens: Sequence[str], ax=None,
@@ -120,9 +125,4 @@ def plot_accuracy_by_length(results: Mapping[str, Mapping[str, Sequence[float]]]
     ax.set_xlabel(xlabel)
     ax.set_ylabel("exact-match accuracy")
     ax.set_ylim(-0.03, 1.03)
-    if title:
-        ax.set_title(title)
-    if len(results) > 1:
-        ax.legend()
-    ax.grid(alpha=0.3)
-    return ax
+    return _finish(ax, title, legend=len(results) > 1)

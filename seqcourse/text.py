@@ -32,7 +32,7 @@ SPECIALS = (PAD, SOS, EOS, UNK)
 PAD_INDEX, SOS_INDEX, EOS_INDEX, UNK_INDEX = 0, 1, 2, 3
 
 __all__ = ["PAD", "SOS", "EOS", "UNK", "SPECIALS", "PAD_INDEX", "SOS_INDEX", "EOS_INDEX", "UNK_INDEX",
-           "char_tokenize", "word_tokenize", "Vocab", "pad_batch", "BucketBatchSampler", "Batch",
+           "char_tokenize", "word_tokenize", "Vocab", "pad_batch", "pool_sort_batches", "BucketBatchSampler", "Batch",
            "collate_pairs", "pair_loader"]
 
 
@@ -47,15 +47,16 @@ def char_tokenize(text: str) -> list[str]:
 _WORD = re.compile(r"\w+(?:['\u2019]\w+)*|[^\w\s]", re.UNICODE)
 
 
-def word_tokenize(text: str, lower: bool = True) -> list[str]:
+def word_tokenize(text: str, lower: bool = True, pattern: "re.Pattern[str] | None" = None) -> list[str]:
     """Words and punctuation marks as tokens: ``"Hello, world!" -> ['hello', ',', 'world', '!']``.
 
     A simple rule (letters/digits runs, inner apostrophes kept, each other symbol alone), enough for the
-    course's corpora; ``lower`` lower-cases first.
+    course's corpora; ``lower`` lower-cases first. ``pattern`` (a compiled regular expression whose
+    ``findall`` gives the tokens) replaces the rule, e.g. the capstone's, which keeps ``3.50`` whole.
     """
     if not isinstance(text, str):
         raise TypeError(f"word_tokenize expects a str, got {type(text).__name__}")
-    return _WORD.findall(text.lower() if lower else text)
+    return (_WORD if pattern is None else pattern).findall(text.lower() if lower else text)
 
 
 # --------------------------------------------------------------------------------------------- vocabulary
@@ -207,6 +208,18 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad_index: int = PAD_INDEX,
 
 
 # ------------------------------------------------------------------------------------------------ batching
+def pool_sort_batches(order: Sequence[int], key, batch_size: int, pool_factor: int) -> list[list[int]]:
+    """The core of length bucketing: cut ``order`` (indices, already shuffled) into pools of
+    ``batch_size * pool_factor``, sort each pool by ``key(index)`` (a stable sort), cut it into batches.
+    The batches are returned in pool order; shuffling them is the caller's choice."""
+    pool = batch_size * pool_factor
+    out: list[list[int]] = []
+    for start in range(0, len(order), pool):
+        chunk = sorted(order[start:start + pool], key=key)
+        out.extend(chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size))
+    return out
+
+
 class BucketBatchSampler(torch.utils.data.Sampler):
     """Batches of indices whose sequences have similar lengths, so that little of each batch is padding.
 
@@ -247,11 +260,7 @@ class BucketBatchSampler(torch.utils.data.Sampler):
             rng = random.Random(self.seed * 1_000_003 + (self.epoch if epoch is None else epoch))
             order = list(range(n))
             rng.shuffle(order)
-            pool = bs * self.pool_factor
-            out = []
-            for start in range(0, n, pool):
-                chunk = sorted(order[start:start + pool], key=lambda i: self.lengths[i])
-                out.extend(chunk[i:i + bs] for i in range(0, len(chunk), bs))
+            out = pool_sort_batches(order, lambda i: self.lengths[i], bs, self.pool_factor)
             rng.shuffle(out)
         if self.drop_last:
             out = [b for b in out if len(b) == bs]

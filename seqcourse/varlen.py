@@ -18,7 +18,8 @@ from typing import Sequence
 
 import torch
 
-PAD = "<pad>"
+from .text import PAD, pad_batch
+
 
 # --- entity tagging -------------------------------------------------------------------------------------
 ENTITY_FILLERS = ["the", "a", "in", "near", "met", "saw", "and", "with", "from", "at", "visited", "left"]
@@ -59,17 +60,10 @@ def _choice(g: torch.Generator, items: Sequence):
 def pad_sequences(seqs: Sequence[Sequence[int]], padding_value: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     """Pad lists of ids to one ``(B, T_max)`` int64 tensor (after each sequence); also return the lengths ``(B,)``.
 
-    The lengths are an int64 tensor on the CPU, as ``pack_padded_sequence`` wants them.
+    The lengths are an int64 tensor on the CPU, as ``pack_padded_sequence`` wants them. Chapter 5's name for
+    :func:`seqcourse.text.pad_batch` (right padding).
     """
-    if len(seqs) == 0:
-        raise ValueError("pad_sequences needs at least one sequence")
-    lengths = torch.tensor([len(s) for s in seqs], dtype=torch.long)  # (B,)
-    if int(lengths.min()) < 1:
-        raise ValueError("every sequence needs at least one element")
-    out = torch.full((len(seqs), int(lengths.max())), padding_value, dtype=torch.long)  # (B, T_max)
-    for i, s in enumerate(seqs):
-        out[i, : len(s)] = torch.as_tensor(list(s), dtype=torch.long)
-    return out, lengths
+    return pad_batch(seqs, pad_index=padding_value)
 
 
 def decode(ids, vocab: Sequence[str], length: int | None = None) -> list[str]:

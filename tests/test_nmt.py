@@ -129,6 +129,19 @@ def test_vocab():
         D.Vocab(["a", "b"])
 
 
+def test_capstone_shares_the_course_text_pipeline(tmp_path):
+    from seqcourse import text, varlen
+
+    v = D.Vocab.build([["a", "b", "b", "c"], ["b", "c", "d"]], min_freq=1, max_size=6)
+    assert isinstance(v, text.Vocab) and len(v) == 6                      # max_size counts the specials here
+    assert v == text.Vocab.build([["a", "b", "b", "c"], ["b", "c", "d"]], max_size=2)
+    v.save(tmp_path / "v.json")
+    assert D.Vocab.load(tmp_path / "v.json").state_dict() == v.state_dict()
+    assert D.pad([[4, 5], [6]]).tolist() == text.pad_batch([[4, 5], [6]])[0].tolist() == [[4, 5], [6, 0]]
+    assert varlen.pad_sequences([[4, 5], [6]], padding_value=9)[0].tolist() == [[4, 5], [6, 9]]
+    assert D.tokenize("Il a 3,5 ans.") == text.word_tokenize("Il a 3,5 ans.", lower=False, pattern=D._TOKEN)
+
+
 def test_batches_bucket_by_length():
     ex = [D.Example(list(range(4, 4 + n)), [1, 5, 2]) for n in [1, 9, 2, 8, 3, 7, 4, 6] * 8]
     batches = D.bucket_batches(ex, batch_size=8, seed=1, pool=8)

@@ -1,15 +1,19 @@
 """Unit tests of seqcourse.text: tokenisers, Vocab, pad_batch, bucketing, pair batches."""
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
 from seqcourse.text import (EOS_INDEX, PAD_INDEX, SOS_INDEX, SPECIALS, UNK_INDEX, Batch, BucketBatchSampler,
-                            Vocab, char_tokenize, collate_pairs, pad_batch, pair_loader, word_tokenize)
+                            Vocab, char_tokenize, collate_pairs, pad_batch, pair_loader, pool_sort_batches,
+                            word_tokenize)
 
 
 def test_tokenizers():
     assert char_tokenize("2 mai") == ["2", " ", "m", "a", "i"]
+    assert word_tokenize("Pi is 3.14", pattern=re.compile(r"\d+(?:\.\d+)?|\w+")) == ["pi", "is", "3.14"]
     assert char_tokenize("") == []
     assert word_tokenize("Hello, World! It's 9 o'clock.") == ["hello", ",", "world", "!", "it's", "9", "o'clock", "."]
     assert word_tokenize("Été", lower=False) == ["Été"]
@@ -169,3 +173,9 @@ def test_collate_and_loader():
         pair_loader(src, tgt[:2], batch_size=2)
     with pytest.raises(ValueError, match="empty"):
         collate_pairs([])
+
+
+def test_pool_sort_batches():
+    lengths = [5, 1, 4, 2, 3, 6]
+    assert pool_sort_batches([0, 1, 2, 3, 4, 5], lambda i: lengths[i], 2, 1) == [[1, 0], [3, 2], [4, 5]]
+    assert pool_sort_batches([0, 1, 2, 3, 4, 5], lambda i: lengths[i], 2, 3) == [[1, 3], [4, 2], [0, 5]]

@@ -10,7 +10,11 @@ Two corpora are supported, both read from a path the user gives (no corpus is pa
 
 Tokenisation is a small regular expression (:func:`tokenize`) and the vocabulary a small class
 (:class:`Vocab`) with ``<pad>=0, <sos>=1, <eos>=2, <unk>=3``: word-level, transparent, and enough for
-Tatoeba's short sentences (the chapter explains the choice and its limits).
+Tatoeba's short sentences (the chapter explains the choice and its limits). The machinery is the course's
+text pipeline, :mod:`seqcourse.text` (tokeniser, vocabulary, padding, pool sorting); this module keeps only
+what the capstone does differently: normalised, cased tokens with its own rule (``3.50`` kept whole),
+which :func:`detokenize` undoes; the spellings ``encode(sos=, eos=)`` and ``max_size`` counting the specials;
+and its own batch order (:func:`bucket_batches`, so that the reported runs reproduce).
 """
 from __future__ import annotations
 
@@ -19,12 +23,13 @@ import os
 import re
 import unicodedata
 import zipfile
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import torch
+
+from .. import text as _text
 
 TATOEBA_URL = "https://www.manythings.org/anki/fra-eng.zip"
 ATTRIBUTION = "www.manythings.org/anki and tatoeba.org"
@@ -34,8 +39,8 @@ KNOWN_SHA256 = {
 }
 MULTI30K_SPLITS = {"train": "train", "dev": "val", "test": "test_2016_flickr"}
 
-PAD, SOS, EOS, UNK = 0, 1, 2, 3
-SPECIALS = ["<pad>", "<sos>", "<eos>", "<unk>"]
+PAD, SOS, EOS, UNK = _text.PAD_INDEX, _text.SOS_INDEX, _text.EOS_INDEX, _text.UNK_INDEX   # 0, 1, 2, 3
+SPECIALS = list(_text.SPECIALS)   # ["<pad>", "<sos>", "<eos>", "<unk>"]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -238,8 +243,7 @@ _NO_SPACE_AFTER = set("([{¿¡")
 
 def tokenize(text: str, lowercase: bool = False) -> list[str]:
     """Split normalised text into word and punctuation tokens: ``"Don't go!" -> ["Don't", "go", "!"]``."""
-    text = normalize(text)
-    return _TOKEN.findall(text.lower() if lowercase else text)
+    return _text.word_tokenize(normalize(text), lower=lowercase, pattern=_TOKEN)
 
 
 def detokenize(tokens: Sequence[str]) -> str:
@@ -253,43 +257,21 @@ def detokenize(tokens: Sequence[str]) -> str:
     return out
 
 
-class Vocab:
-    """Token <-> index maps with the course's special tokens ``<pad>=0, <sos>=1, <eos>=2, <unk>=3``."""
-
-    def __init__(self, itos: Sequence[str]):
-        if list(itos[:4]) != SPECIALS:
-            raise ValueError(f"a vocabulary starts with {SPECIALS}")
-        self.itos = list(itos)
-        self.stoi = {t: i for i, t in enumerate(self.itos)}
+class Vocab(_text.Vocab):
+    """The course's :class:`seqcourse.text.Vocab` (``<pad>=0, <sos>=1, <eos>=2, <unk>=3``) with the
+    capstone's spellings: ``encode(tokens, sos=, eos=)``, ``max_size`` counting the specials, and
+    ``state_dict()`` (the token list that checkpoints store; ``Vocab(itos)`` restores it)."""
 
     @classmethod
     def build(cls, sentences: Iterable[Sequence[str]], min_freq: int = 1, max_size: int | None = None) -> "Vocab":
         """From tokenised sentences: tokens seen at least ``min_freq`` times, most frequent first (ties in
         alphabetical order, so the result is deterministic), at most ``max_size`` entries with specials."""
-        counts = Counter(tok for sent in sentences for tok in sent)
-        ranked = sorted((t for t, c in counts.items() if c >= min_freq and t not in SPECIALS),
-                        key=lambda t: (-counts[t], t))
         if max_size is not None:
-            ranked = ranked[: max(0, max_size - len(SPECIALS))]
-        return cls(SPECIALS + ranked)
-
-    def __len__(self) -> int:
-        return len(self.itos)
+            max_size = max(0, max_size - len(SPECIALS))
+        return super().build(sentences, min_freq=min_freq, max_size=max_size)
 
     def encode(self, tokens: Sequence[str], sos: bool = False, eos: bool = False) -> list[int]:
-        ids = [self.stoi.get(t, UNK) for t in tokens]
-        return ([SOS] if sos else []) + ids + ([EOS] if eos else [])
-
-    def decode(self, ids: Iterable[int]) -> list[str]:
-        """Tokens up to the first ``<eos>``; ``<pad>`` and ``<sos>`` are dropped."""
-        out = []
-        for i in ids:
-            i = int(i)
-            if i == EOS:
-                break
-            if i not in (PAD, SOS):
-                out.append(self.itos[i])
-        return out
+        return super().encode(tokens, add_sos=sos, add_eos=eos)
 
     def state_dict(self) -> list[str]:
         return list(self.itos)
@@ -317,18 +299,14 @@ def encode_pairs(pairs: Sequence[tuple[str, str]], src_vocab: Vocab, tgt_vocab: 
 
 
 def pad(seqs: Sequence[Sequence[int]]) -> torch.Tensor:
-    """Right-pad lists of ids with ``<pad>`` (0) into a ``(B, T)`` int64 tensor."""
-    T = max(len(s) for s in seqs)
-    out = torch.full((len(seqs), T), PAD, dtype=torch.long)
-    for i, s in enumerate(seqs):
-        out[i, : len(s)] = torch.as_tensor(s, dtype=torch.long)
-    return out
+    """Right-pad lists of ids with ``<pad>`` (0) into a ``(B, T)`` int64 tensor
+    (:func:`seqcourse.text.pad_batch` without the lengths)."""
+    return _text.pad_batch(seqs, PAD)[0]
 
 
 def collate(examples: Sequence[Example]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``src (B, Tx)``, ``src_len (B,)``, ``tgt (B, Ty + 1)`` (``<sos> y_1 .. y_Ty <eos>``, padded)."""
-    src = pad([e.src for e in examples])
-    src_len = torch.tensor([len(e.src) for e in examples], dtype=torch.long)
+    src, src_len = _text.pad_batch([e.src for e in examples], PAD)      # (B, Tx), (B,)
     return src, src_len, pad([e.tgt for e in examples])
 
 
@@ -341,11 +319,8 @@ def bucket_batches(examples: Sequence[Example], batch_size: int, seed: int = 0, 
     """
     g = torch.Generator().manual_seed(seed)
     order = torch.randperm(len(examples), generator=g).tolist() if shuffle else list(range(len(examples)))
-    batches = []
-    for start in range(0, len(order), pool * batch_size):
-        chunk = sorted(order[start:start + pool * batch_size],
-                       key=lambda i: (len(examples[i].src), len(examples[i].tgt)))
-        batches += [chunk[k:k + batch_size] for k in range(0, len(chunk), batch_size)]
+    batches = _text.pool_sort_batches(order, lambda i: (len(examples[i].src), len(examples[i].tgt)),
+                                      batch_size, pool)
     if shuffle:
         batches = [batches[i] for i in torch.randperm(len(batches), generator=g).tolist()]
     return batches
