@@ -1,0 +1,60 @@
+"""Tests for seqcourse.attention (chapter 7)."""
+import torch
+from torch import nn
+
+from seqcourse.attention import (AdditiveAttention, AttentionSeq2Seq, additive_attention, greedy_with_attention,
+                                 masked_softmax)
+from seqcourse.seq2seq import greedy_decode, source_mask
+
+
+def test_masked_softmax_zero_and_normalised():
+    e = torch.randn(3, 5)
+    mask = source_mask(torch.tensor([5, 2, 1]), 5)
+    w = masked_softmax(e, mask)
+    assert torch.all(w[~mask] == 0)
+    assert torch.allclose(w.sum(-1), torch.ones(3))
+
+
+def test_additive_attention_matches_loop_and_concat_form():
+    torch.manual_seed(0)
+    B, Tx, Dd, Dh, A = 2, 4, 3, 5, 6
+    d, h = torch.randn(B, Dd), torch.randn(B, Tx, Dh)
+    att = AdditiveAttention(Dd, Dh, A)
+    ctx, alpha = att(d, h)
+    e = torch.stack([torch.stack([att.v.weight[0] @ torch.tanh(att.W_h.weight @ h[i, s] + att.W_d(d[i]))
+                                  for s in range(Tx)]) for i in range(B)])
+    assert torch.allclose(alpha, torch.softmax(e, -1), atol=1e-6)
+    assert torch.allclose(ctx, (alpha[..., None] * h).sum(1), atol=1e-6)
+    first = nn.Linear(Dd + Dh, A)
+    with torch.no_grad():
+        first.weight.copy_(torch.cat([att.W_d.weight, att.W_h.weight], dim=1))
+        first.bias.copy_(att.W_d.bias)
+        e2 = torch.tanh(first(torch.cat([d[:, None].expand(B, Tx, Dd), h], -1))) @ att.v.weight[0]
+    assert torch.allclose(alpha, torch.softmax(e2, -1), atol=1e-6)
+
+
+def test_padding_does_not_change_context():
+    torch.manual_seed(1)
+    d, h = torch.randn(1, 3), torch.randn(1, 4, 5)
+    W_h, W_d, b, v = torch.randn(2, 5), torch.randn(2, 3), torch.randn(2), torch.randn(2)
+    alone, _ = additive_attention(d, h, None, W_h, W_d, b, v)
+    padded = torch.cat([h, torch.randn(1, 3, 5)], 1)
+    got, alpha = additive_attention(d, padded, source_mask(torch.tensor([4]), 7), W_h, W_d, b, v)
+    assert torch.allclose(got, alone, atol=1e-6) and torch.all(alpha[0, 4:] == 0)
+
+
+def test_attention_seq2seq_shapes_and_batch_invariance():
+    torch.manual_seed(2)
+    model = AttentionSeq2Seq(10, 8, emb_size=4, hidden_size=6).eval()
+    src = torch.tensor([[4, 5, 6, 7], [5, 6, 0, 0]])
+    lengths = torch.tensor([4, 2])
+    logp = model(src, lengths, torch.tensor([[1, 4, 5], [1, 5, 6]]))
+    assert logp.shape == (2, 3, 8)
+    assert torch.allclose(logp.exp().sum(-1), torch.ones(2, 3), atol=1e-5)
+    tokens, weights = greedy_with_attention(model, src, lengths, max_len=5)
+    assert weights.shape[0] == 2 and weights.shape[2] == 4 and weights.shape[1] <= 5
+    assert torch.all(weights[1, :, 2:] == 0)
+    assert tokens == greedy_decode(model, src, lengths, max_len=5)
+    alone, w_alone = greedy_with_attention(model, src[1:, :2], lengths[1:], max_len=5)
+    assert alone[0] == tokens[1]
+    assert torch.allclose(w_alone[0], weights[1, : w_alone.shape[1], :2], atol=1e-5)
