@@ -27,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--out", type=Path,
                    help="grades.csv, log and state (default: <root>/autograded/_autograder/<assignment>)")
     g.add_argument("--feedback-dir", type=Path, help="feedback pages (default: <root>/feedback)")
+    g.add_argument("--cache-dir", type=Path, help="reference runs and font cache (default: <out>/cache)")
     g.add_argument("--force", action="store_true", help="regrade every submission, even unchanged ones")
     g.add_argument("--retry-failed", action="store_true", help="regrade unchanged submissions that timed out or crashed")
     g.add_argument("--sandbox", choices=["auto", "bwrap", "none"], default="auto",
@@ -45,12 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
+def options(argv=None):
+    """The :class:`autograder.batch.Options` that a command line stands for."""
     args = _parser().parse_args(argv)
     from . import batch
 
     limits = Limits(cell_seconds=args.cell_timeout, notebook_seconds=args.notebook_timeout,
-                    memory_bytes=args.memory_mb << 20, tree_rss_bytes=max(args.memory_mb << 20, 6 << 30) ,
+                    memory_bytes=args.memory_mb << 20, tree_rss_bytes=max(args.memory_mb << 20, 6 << 30),
                     nproc=args.nproc)
     opts = batch.Options(
         assignment=args.assignment, submissions=args.submissions, workers=args.workers or (os.cpu_count() or 1),
@@ -58,7 +60,14 @@ def main(argv=None) -> int:
         force=args.force, retry_failed=args.retry_failed,
         sandbox="bwrap" if args.require_sandbox else args.sandbox, limits=limits, time_factor=args.time_factor,
         zip_regexp=args.zip_regexp or batch.DEFAULT_ZIP_REGEXP,
-        students=args.students.split(",") if args.students else None, feedback_dir=args.feedback_dir)
+        students=args.students.split(",") if args.students else None, feedback_dir=args.feedback_dir,
+        cache_dir=args.cache_dir)
+    return opts
+
+
+def main(argv=None) -> int:
+    opts = options(argv)
+    from . import batch
     import logging
 
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)

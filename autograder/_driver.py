@@ -30,6 +30,11 @@ import sys
 def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     import json as _json
 
+    import signal
+
+    # Interrupts are how the grader stops a cell that runs too long: make sure SIGINT raises
+    # KeyboardInterrupt even if the grader was started with SIGINT ignored (e.g. as a background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     plan = _json.loads(sys.stdin.buffer.read().decode("utf-8"))
     # stdin is not needed any more; student code must not find the plan there.
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -221,6 +226,9 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     _settrace, _setprofile = sys.settrace, sys.setprofile
     _thr_settrace, _thr_setprofile = threading.settrace, threading.setprofile
     _compile, _exec = compile, exec
+    import gc
+
+    _gc_collect = gc.collect
     _set_attr = setattr
     _type_setattr = type.__setattr__
     _mro_get = type.__dict__["__mro__"].__get__
@@ -665,6 +673,22 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
                 exc = result.error_before_exec or result.error_in_exec
                 if exc is not None:
                     error = describe_exc(exc)
+                    # the traceback keeps the failing frames (and e.g. a memory bomb's list) alive: drop it
+                    for attr in ("last_type", "last_value", "last_traceback", "last_exc"):
+                        if hasattr(sys, attr):
+                            try:
+                                delattr(sys, attr)
+                            except _BaseException:  # noqa: BLE001
+                                pass
+                    try:
+                        exc.__traceback__ = None
+                        shell.InteractiveTB.tb = None
+                        shell.last_execution_result = None
+                    except _BaseException:  # noqa: BLE001
+                        pass
+                    del result, exc
+                    if error["type"] == "MemoryError":
+                        _gc_collect()
             elif kind == "instructor":
                 before = dict(user_ns)
                 try:

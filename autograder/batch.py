@@ -112,6 +112,13 @@ class GradebookWriter:
         return out
 
     def record(self, rec: dict) -> None:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nbgrader's API triggers SQLAlchemy 'not in session' warnings
+            self._record(rec)
+
+    def _record(self, rec: dict) -> None:
         student, assignment = rec["student"], rec["assignment"]
         try:
             self.gb.update_or_create_student(student)
@@ -172,6 +179,8 @@ class StateStore:
                         self.records[rec["student"]] = rec
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._f = open(self.path, "ab")
+        if self._f.tell() and not self.path.read_bytes().endswith(b"\n"):
+            self._f.write(b"\n")  # end a line torn by a kill, so the next record starts on its own line
 
     def append(self, rec: dict) -> None:
         self._f.write(json.dumps(rec, sort_keys=True).encode() + b"\n")
@@ -253,6 +262,7 @@ class Options:
     zip_regexp: str = DEFAULT_ZIP_REGEXP
     students: list | None = None
     feedback_dir: Path | None = None
+    cache_dir: Path | None = None
 
 
 @dataclass
@@ -286,7 +296,8 @@ def run(opts: Options) -> Summary:  # noqa: C901 - the batch, step by step
     try:
         log.info("grading %s from %s (course %s, gradebook %s)", opts.assignment, opts.submissions, course.root,
                  _safe_url(course.db_url))
-        sandbox = Sandbox(opts.sandbox, cache_dir=out / "cache")
+        cache_dir = Path(opts.cache_dir) if opts.cache_dir else out / "cache"
+        sandbox = Sandbox(opts.sandbox, cache_dir=cache_dir)
         for w in sandbox.warnings:
             log.warning(w)
             summary.warnings.append(w)
@@ -296,7 +307,7 @@ def run(opts: Options) -> Summary:  # noqa: C901 - the batch, step by step
         try:
             points = gb.points(opts.assignment)
             grader = AssignmentGrader(opts.assignment, course.source_dir / opts.assignment, points, sandbox=sandbox,
-                                      limits=opts.limits, time_factor=opts.time_factor, cache_dir=out / "cache")
+                                      limits=opts.limits, time_factor=opts.time_factor, cache_dir=cache_dir)
             grader.prepare_reference()
             subs = collect(Path(opts.submissions), opts.assignment, opts.zip_regexp)
             if opts.students:

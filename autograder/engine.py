@@ -283,7 +283,8 @@ class AssignmentGrader:
         cells, cell_limits = self._driver_cells(cnb, plan)
         out: Outcome = self.sandbox.run(cells, files=self._files_for(name, data), workdir_name=self.assignment,
                                         limits=self.limits, slot=slot, rt_placeholder=self.rt,
-                                        builtins_placeholder=self.bt, cell_limits=cell_limits)
+                                        builtins_placeholder=self.bt, cell_limits=cell_limits,
+                                        labels=[pc.label for pc in plan])
         res.seconds = out.wall
         for gid, pts in cnb.points.items():
             v = judge_mod.judge_test(gid, out.events, sites=cnb.sites, nodes=cnb.nodes, imports=cnb.imports,
@@ -316,15 +317,22 @@ class AssignmentGrader:
     def _label(plan: list, i) -> str:
         return plan[i].label if isinstance(i, int) and 0 <= i < len(plan) else f"cell {i}"
 
+    _NOTABLE = {"MemoryError": "memory limit", "BlockingIOError": "process limit", "SystemExit": "the cell stopped",
+                "RecursionError": "recursion limit", "KeyboardInterrupt": "time limit"}
+
     def _explain(self, out: Outcome, plan: list) -> str:
-        if out.status == "ok":
-            big = [e for e in out.events if e.get("ev") == "cell_end" and
-                   (e.get("stdout_chars", 0) or 0) + (e.get("stderr_chars", 0) or 0) > 10 * self.limits.output_chars]
-            return (f"very large output in {self._label(plan, big[0].get('i'))} (truncated)" if big else "")
-        reason = out.reason
-        for i in set(out.interrupted) | ({out.last_cell} if out.last_cell is not None else set()):
-            reason = reason.replace(f"cell {i}", self._label(plan, i))
-        return reason
+        parts = [out.reason] if out.reason else []
+        for e in out.events:
+            if e.get("ev") != "cell_end" or not isinstance(e.get("i"), int):
+                continue
+            i = e["i"]
+            err = e.get("error") if isinstance(e.get("error"), dict) else None
+            kind = plan[i].kind if 0 <= i < len(plan) else "student"
+            if err and kind == "student" and err.get("type") in self._NOTABLE and i not in out.interrupted:
+                parts.append(f"{self._label(plan, i)}: {err['type']} ({self._NOTABLE[err['type']]})")
+            if (e.get("stdout_chars", 0) or 0) + (e.get("stderr_chars", 0) or 0) > 10 * self.limits.output_chars:
+                parts.append(f"very large output in {self._label(plan, i)} (truncated)")
+        return "; ".join(parts)
 
     def grade_files(self, files: dict, *, slot: int = 0) -> list:
         """Grade one student's files (``{name: bytes}``): one :class:`NotebookResult` per assignment notebook."""

@@ -50,7 +50,7 @@ _KEEP_NAMES = {"super", "__import__", "__build_class__", "__debug__", "__name__"
                "__spec__", "__loader__", "__package__", "__builtins__"}
 BUILTIN_NAMES = {n for n in dir(builtins) if not n.startswith("__")} - _KEEP_NAMES
 
-_HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*$(.*?)^[ \t]*### END HIDDEN TESTS[ \t]*$",
+_HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*$(.*?)^[ \t]*### END HIDDEN TESTS[ \t]*$\n?",
                      re.DOTALL | re.MULTILINE)
 
 
@@ -59,7 +59,7 @@ def hidden_lines(source: str) -> set[int]:
     out: set[int] = set()
     for m in _HIDDEN.finditer(source):
         first = source.count("\n", 0, m.start()) + 1
-        last = source.count("\n", 0, m.end()) + 1
+        last = source.count("\n", 0, m.end() - 1 if m.group(0).endswith("\n") else m.end()) + 1
         out.update(range(first, last + 1))
     return out
 

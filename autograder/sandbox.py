@@ -135,6 +135,15 @@ def descendants(pid: int) -> list:
 
 
 def _rss(pid: int) -> int:
+    """Proportional resident memory (PSS: shared pages split between their users, so forked copies of a big
+    process are not counted many times), falling back to RSS."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         with open(f"/proc/{pid}/statm") as f:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -167,7 +176,7 @@ class Sandbox:
         self.extra_env = dict(env or {})
         self.is_root = os.getuid() == 0
         self.uid_base = uid_base if uid_base is not None else 2_000_000 + (os.getpid() % 5000) * 100
-        self.cache_dir = Path(cache_dir or tempfile.mkdtemp(prefix="autograder-cache-"))
+        self.cache_dir = Path(cache_dir or tempfile.mkdtemp(prefix="autograder-cache-")).resolve()
         self.warnings: list[str] = []
         if mode not in ("auto", "bwrap", "none"):
             raise ValueError(f"unknown sandbox mode {mode!r}")
@@ -299,7 +308,8 @@ class Sandbox:
 
     # ------------------------------------------------------------------ one run
     def run(self, cells: list, *, files: dict, workdir_name: str, limits: Limits, slot: int = 0,
-            rt_placeholder: str, builtins_placeholder: str, cell_limits: list | None = None) -> Outcome:
+            rt_placeholder: str, builtins_placeholder: str, cell_limits: list | None = None,
+            labels: list | None = None) -> Outcome:
         """Execute ``cells`` (dicts for the driver) and return the events and how it ended."""
         token = secrets.token_hex(16)
         uid = gid = None
@@ -387,6 +397,10 @@ class Sandbox:
         killed_for = None
         next_mem = start + 1.0
         cell_limits = cell_limits or []
+        labels = labels or []
+
+        def name(i):
+            return labels[i] if isinstance(i, int) and 0 <= i < len(labels) else f"cell {i}"
 
         def kill_all():
             try:
@@ -459,11 +473,11 @@ class Sandbox:
                             current, interrupted_at = None, None
                         elif kind == "done":
                             done = True
-                if eof:
+                if eof or done:
                     break
                 now = time.monotonic()
                 if now >= deadline:
-                    where = f" during cell {current}" if current is not None else ""
+                    where = f" (during {name(current)})" if current is not None else ""
                     killed_for = ("timeout", f"the notebook ran longer than its limit of "
                                   f"{limits.notebook_seconds:g} s{where}")
                     kill_all()
@@ -479,7 +493,7 @@ class Sandbox:
                             except OSError:
                                 pass
                     elif interrupted_at is not None and now >= interrupted_at + limits.interrupt_grace:
-                        killed_for = ("timeout", f"cell {current} ran longer than its limit of {lim:g} s and did "
+                        killed_for = ("timeout", f"{name(current)} ran longer than its limit of {lim:g} s and did "
                                       "not stop when interrupted")
                         kill_all()
                         break
@@ -494,6 +508,11 @@ class Sandbox:
         finally:
             sel.close()
             os.close(r_fd)
+            if not killed_for:  # let it end by itself (its exit status tells how it ended)
+                try:
+                    proc.wait(timeout=3)
+                except subprocess.TimeoutExpired:
+                    pass
             # whatever happened, nothing of this submission survives it
             kill_all()
             try:
@@ -515,14 +534,15 @@ class Sandbox:
         elif done:
             out.status = "timeout" if out.interrupted else "ok"
             if out.interrupted:
-                out.reason = "interrupted for time: cell(s) " + ", ".join(str(i) for i in out.interrupted)
+                out.reason = ("interrupted after its time limit: " + ", ".join(name(i) for i in out.interrupted)
+                              + " (the notebook went on)")
         else:
             rc = proc.returncode
             how = (f"was killed by signal {-rc} ({signal.Signals(-rc).name})" if rc is not None and rc < 0
                    else f"exited with code {rc}")
             if self.mode == "bwrap" and rc is not None and rc > 128:
                 how = f"was killed by signal {rc - 128} ({_signame(rc - 128)})"
-            where = f" while running cell {out.last_cell}" if out.last_cell is not None else " before running any cell"
+            where = f" while running {name(out.last_cell)}" if out.last_cell is not None else " before running any cell"
             out.status = "crashed"
             out.reason = f"the notebook's process {how}{where}"
             if not out.events:
@@ -532,11 +552,12 @@ class Sandbox:
         return out
 
     def _find_driver(self, root: int) -> int | None:
+        """The driver's pid as seen from here (bubblewrap's own processes carry the same arguments)."""
+        python = os.path.realpath(sys.executable)
         for p in descendants(root):
             try:
-                with open(f"/proc/{p}/cmdline", "rb") as f:
-                    if b"_driver.py" in f.read():
-                        return p
+                if os.path.realpath(f"/proc/{p}/exe") == python:
+                    return p
             except OSError:
                 pass
         return None

@@ -128,7 +128,7 @@ def from_archive(path: Path, assignment: str, named_regexp: str = DEFAULT_ZIP_RE
         for info in zf.infolist():
             name = info.filename
             mode = info.external_attr >> 16
-            if info.is_dir() or stat.S_ISLNK(mode) or (mode and not stat.S_ISREG(mode)):
+            if info.is_dir() or stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # links, devices...
                 continue
             if "__MACOSX" in name or Path(name).name.startswith("."):
                 continue
