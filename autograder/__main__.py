@@ -1,0 +1,97 @@
+"""``python -m autograder grade ASSIGNMENT --submissions DIR|ARCHIVE.zip [options]`` (from the repository root).
+
+See README.md ("Grading a whole class safely") and :mod:`autograder` for the design and the threat model.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .sandbox import Limits
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("grade", help="grade every submission of an assignment (isolated, parallel, resumable)")
+    g.add_argument("assignment")
+    g.add_argument("--submissions", required=True, type=Path,
+                   help="nbgrader's submitted/ folder (<student>/<assignment>/*.ipynb) or an LMS .zip archive")
+    g.add_argument("--workers", type=int, default=0, help="parallel sandboxes (default: the CPU count)")
+    g.add_argument("--db-url", help="gradebook URL (default: the nbgrader config's, else sqlite:///<root>/gradebook.db)")
+    g.add_argument("--config", type=Path, help="nbgrader config file (default: autograder/nbgrader_config.py)")
+    g.add_argument("--course-root", type=Path, help="course root (default: from the config)")
+    g.add_argument("--source", help="source folder name under the root (default: from the config)")
+    g.add_argument("--out", type=Path,
+                   help="grades.csv, log and state (default: <root>/autograded/_autograder/<assignment>)")
+    g.add_argument("--feedback-dir", type=Path, help="feedback pages (default: <root>/feedback)")
+    g.add_argument("--cache-dir", type=Path, help="reference runs and font cache (default: <out>/cache)")
+    g.add_argument("--force", action="store_true", help="regrade every submission, even unchanged ones")
+    g.add_argument("--retry-failed", action="store_true", help="regrade unchanged submissions that timed out or crashed")
+    g.add_argument("--sandbox", choices=["auto", "bwrap", "none"], default="auto",
+                   help="auto: bubblewrap if it works, else a loud warning and no filesystem/network isolation")
+    g.add_argument("--require-sandbox", action="store_true", help="refuse to grade without bubblewrap")
+    g.add_argument("--students", help="comma-separated student ids to grade (default: all)")
+    g.add_argument("--zip-regexp", help="named regexp for archive file names (nbgrader FileNameCollectorPlugin)")
+    d = Limits()
+    g.add_argument("--cell-timeout", type=float, default=d.cell_seconds,
+                   help=f"seconds per cell (default {d.cell_seconds:g}; at least TIME_FACTOR x the reference run's)")
+    g.add_argument("--notebook-timeout", type=float, default=d.notebook_seconds,
+                   help=f"seconds per notebook (default {d.notebook_seconds:g})")
+    g.add_argument("--time-factor", type=float, default=5.0)
+    g.add_argument("--memory-mb", type=int, default=d.memory_bytes >> 20, help="address space per process")
+    g.add_argument("--nproc", type=int, default=d.nproc, help="processes and threads per submission")
+    return p
+
+
+def options(argv=None):
+    """The :class:`autograder.batch.Options` that a command line stands for."""
+    args = _parser().parse_args(argv)
+    from . import batch
+
+    limits = Limits(cell_seconds=args.cell_timeout, notebook_seconds=args.notebook_timeout,
+                    memory_bytes=args.memory_mb << 20, tree_rss_bytes=max(args.memory_mb << 20, 6 << 30),
+                    nproc=args.nproc)
+    opts = batch.Options(
+        assignment=args.assignment, submissions=args.submissions, workers=args.workers or (os.cpu_count() or 1),
+        db_url=args.db_url, config=args.config, course_root=args.course_root, source=args.source, out=args.out,
+        force=args.force, retry_failed=args.retry_failed,
+        sandbox="bwrap" if args.require_sandbox else args.sandbox, limits=limits, time_factor=args.time_factor,
+        zip_regexp=args.zip_regexp or batch.DEFAULT_ZIP_REGEXP,
+        students=args.students.split(",") if args.students else None, feedback_dir=args.feedback_dir,
+        cache_dir=args.cache_dir)
+    return opts
+
+
+def main(argv=None) -> int:
+    opts = options(argv)
+    from . import batch
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    try:
+        summary = batch.run(opts)
+    except batch.AssignmentError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; graded submissions are saved; run the same command again to resume", file=sys.stderr)
+        return 130
+    counts: dict = {}
+    for r in summary.rows:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    print(f"{summary.graded} graded, {summary.skipped} unchanged; statuses: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f"\ngrades: {summary.csv}\nlog: "
+          f"{summary.out / 'autograde.log'}")
+    if summary.warnings:
+        print("WARNING: graded WITHOUT a sandbox (see the log)", file=sys.stderr)
+    return 1 if summary.failed_to_record else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,767 @@
+"""The in-sandbox half of the autograder: runs ONE notebook plan and reports what happened.
+
+This file is started by :mod:`autograder.sandbox` as ``python -I _driver.py`` inside the sandbox (bubblewrap,
+or a weaker fallback). It reads a JSON *plan* from stdin, drops privileges and sets resource limits, then
+executes the plan's cells in order in an IPython shell (no Jupyter kernel, no ZeroMQ):
+
+- ``student`` cells (the student's code) go through ``InteractiveShell.run_cell`` like in Jupyter;
+- ``instructor`` cells (locked setup cells) and ``test`` cells (the instructor's autograded tests) are
+  compiled and executed directly, so that no IPython input or AST transformer installed by student code
+  ever sees or rewrites them.
+
+Test cells arrive *instrumented* (see :mod:`autograder.instrument`): every ``assert`` and every call to a
+known checking function reports its operands as plain data (numbers, strings, tensors as raw bytes) on an
+event pipe. The verdict is NOT taken here: the grader re-evaluates every check outside this process, on that
+data (:mod:`autograder.judge`). What runs here is only trusted to *produce* values.
+
+Because student code shares this process, everything in here is best-effort hardening, not a guarantee
+(see the threat model in :mod:`autograder`): the functions used to serialise values and write events are
+captured before any student code runs; the instrumented test code reaches the recorder and the builtins
+through constants patched into its code objects, not through names the student can rebind; library modules
+(torch, numpy, the course package, builtins...) are snapshotted before student code runs and restored
+before every test cell, and any change made to them while a test runs is reported.
+
+Only the standard library is imported before privileges are dropped.
+"""
+import os
+import sys
+
+
+def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
+    import json as _json
+
+    import signal
+
+    # Interrupts are how the grader stops a cell that runs too long: make sure SIGINT raises
+    # KeyboardInterrupt even if the grader was started with SIGINT ignored (e.g. as a background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    plan = _json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    # stdin is not needed any more; student code must not find the plan there.
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+
+    # ------------------------------------------------------------------ privileges and limits (stdlib only)
+    import resource
+
+    notes = []
+    uid, gid = plan.get("uid"), plan.get("gid")
+    if os.getuid() == 0 and uid:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS: setuid binaries stay unprivileged
+            notes.append("no_new_privs unavailable")
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: other processes of this uid cannot ptrace us
+    except Exception:  # noqa: BLE001
+        notes.append("prctl unavailable")
+    limits = plan.get("limits", {})
+
+    def setlim(which, value):
+        if value:
+            try:
+                resource.setrlimit(which, (int(value), int(value)))
+            except (ValueError, OSError) as exc:
+                notes.append(f"rlimit {which}: {exc}")
+
+    setlim(resource.RLIMIT_CORE, 1)  # 1 byte: effectively no core files (0 means 'unchanged' to setlim)
+    setlim(resource.RLIMIT_NPROC, limits.get("nproc"))
+    setlim(resource.RLIMIT_AS, limits.get("memory_bytes"))
+    setlim(resource.RLIMIT_FSIZE, limits.get("file_bytes"))
+    setlim(resource.RLIMIT_NOFILE, limits.get("open_files"))
+    setlim(resource.RLIMIT_CPU, limits.get("cpu_seconds"))
+    nproc_effective = os.getuid() != 0
+
+    workdir = plan["workdir"]
+    os.makedirs(workdir, exist_ok=True)
+    os.chdir(workdir)
+    import base64 as _b64
+
+    for name, data in plan.get("files", {}).items():
+        path = os.path.join(workdir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(_b64.b64decode(data))
+    for src in plan.get("copy_dirs", []):  # e.g. a prebuilt matplotlib font cache
+        import shutil
+
+        dst = src["to"]
+        try:
+            shutil.copytree(src["from"], dst, dirs_exist_ok=True)
+        except OSError:
+            pass
+
+    # ------------------------------------------------------------------ the event channel
+    event_fd = plan["event_fd"]
+    token = plan["token"]
+    from json.encoder import encode_basestring_ascii as _esc
+
+    _write = os.write
+    _getpid = os.getpid
+    my_pid = os.getpid()
+    _type, _isinstance, _len, _repr, _str = type, isinstance, len, repr, str
+    _bool, _zip, _int, _float, _dict, _list, _tuple = bool, zip, int, float, dict, list, tuple
+    _inf, _ninf = float("inf"), float("-inf")
+    _sysmodules = sys.modules
+    import signal as _signal
+
+    _sigmask, _BLOCK, _SETMASK = _signal.pthread_sigmask, _signal.SIG_BLOCK, _signal.SIG_SETMASK
+    _block_set = {_signal.SIGINT}
+    _int_repr, _float_repr = int.__repr__, float.__repr__
+    _join = "".join
+    _BaseException = BaseException
+    _KeyboardInterrupt = KeyboardInterrupt
+    _AssertionError = AssertionError
+    _exit = os._exit
+
+    def enc(o):
+        """JSON for dict/list/tuple/str/int/float/bool/None, built from captured primitives only."""
+        t = _type(o)
+        if o is None:
+            return "null"
+        if t is bool:
+            return "true" if o else "false"
+        if t is int:
+            return _int_repr(o)
+        if t is float:
+            if o != o or o == _inf or o == _ninf:
+                return '"' + _float_repr(o) + '"'
+            return _float_repr(o)
+        if t is str:
+            return _esc(o)
+        if t is dict:
+            return "{" + ",".join([_esc(k) + ":" + enc(v) for k, v in o.items()]) + "}"
+        if t is list or t is tuple:
+            return "[" + ",".join([enc(v) for v in o]) + "]"
+        return _esc("<unencodable>")
+
+    def emit(obj):
+        if _getpid() != my_pid:  # a forked copy of this process must never speak for it
+            return
+        obj["tok"] = token
+        data = (enc(obj) + "\n").encode("utf-8", "replace")
+        old = _sigmask(_BLOCK, _block_set)  # an interrupt must not cut an event in half
+        try:
+            view = memoryview(data)
+            while view:
+                try:
+                    n = _write(event_fd, view)
+                except InterruptedError:
+                    continue
+                except OSError:
+                    _exit(70)
+                view = view[n:]
+        finally:
+            _sigmask(_SETMASK, old)
+
+    def short(s, n=2000):
+        try:
+            if _type(s) is not str:
+                s = _str(s)
+        except _BaseException:
+            return "<unprintable>"
+        return s if _len(s) <= n else s[:n] + f"... [{_len(s) - n} more characters]"
+
+    def describe_exc(e):
+        try:
+            name = _type(e).__name__
+        except _BaseException:
+            name = "Exception"
+        return {"type": short(name, 200), "msg": short(e)}
+
+    # ------------------------------------------------------------------ heavy imports, seeds, pristine captures
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    import warnings
+
+    warnings.simplefilter("ignore", DeprecationWarning)
+    preload_errors = []
+    for mod in plan.get("preload", []):
+        try:
+            __import__(mod)
+        except _BaseException as e:  # noqa: BLE001
+            preload_errors.append(f"{mod}: {describe_exc(e)['msg']}")
+    import pkgutil
+
+    for pkg in plan.get("preload_packages", []):
+        try:
+            p = __import__(pkg)
+            for info in pkgutil.walk_packages(p.__path__, pkg + "."):
+                try:
+                    __import__(info.name)
+                except _BaseException:  # noqa: BLE001
+                    pass
+        except _BaseException as e:  # noqa: BLE001
+            preload_errors.append(f"{pkg}: {describe_exc(e)['msg']}")
+
+    import binascii
+    import builtins
+    import functools
+    import operator
+    import random
+    import threading
+    import types
+
+    random.seed(0)
+    torch = sys.modules.get("torch")
+    np = sys.modules.get("numpy")
+    if np is not None:
+        try:
+            np.random.seed(0)
+        except Exception:  # noqa: BLE001
+            pass
+    if torch is not None:
+        try:
+            torch.manual_seed(0)
+            torch.set_num_threads(1)
+        except Exception:  # noqa: BLE001
+            pass
+
+    _b2a = binascii.b2a_base64
+    _is_not = operator.is_not
+    _any, _map = any, map
+    _settrace, _setprofile = sys.settrace, sys.setprofile
+    _thr_settrace, _thr_setprofile = threading.settrace, threading.setprofile
+    _compile, _exec = compile, exec
+    import gc
+
+    _gc_collect = gc.collect
+    _set_attr = setattr
+    _type_setattr = type.__setattr__
+    _mro_get = type.__dict__["__mro__"].__get__
+    _tqualname = type.__dict__["__qualname__"].__get__
+    _tmodule = type.__dict__["__module__"].__get__
+    pristine_builtins = types.SimpleNamespace(**vars(builtins))
+    max_value_bytes = int(plan.get("max_value_bytes", 16 << 20))
+    budget = {"left": int(plan.get("max_event_bytes", 64 << 20))}
+
+    # ---- values -> plain data. Exact types only: a subclass (an always-equal object...) becomes 'opaque'.
+    if torch is not None:
+        TB = torch._C.TensorBase
+        _t_detach, _t_cpu, _t_contig, _t_numpy, _t_to = TB.detach, TB.cpu, TB.contiguous, TB.numpy, TB.to
+        _t_resolve_conj, _t_resolve_neg = TB.resolve_conj, TB.resolve_neg
+        _t_dtype = TB.__dict__["dtype"].__get__
+        _t_shape = TB.__dict__["shape"].__get__
+        _t_layout = TB.__dict__["layout"].__get__
+        _t_is_q = TB.__dict__["is_quantized"].__get__
+        _t_is_meta = TB.__dict__["is_meta"].__get__
+        _t_is_nested = TB.__dict__["is_nested"].__get__
+        tensor_types = (torch.Tensor, torch.nn.Parameter)
+        strided = torch.strided
+        f32 = torch.float32
+        widen = {torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2} if hasattr(torch, "float8_e4m3fn") else {torch.bfloat16}
+        t_dtype_type, t_device_type, t_size_type = torch.dtype, torch.device, torch.Size
+        _dtype_str = torch.dtype.__repr__
+        _device_str = torch.device.__str__
+    else:
+        tensor_types = ()
+        t_dtype_type = t_device_type = t_size_type = None
+    if np is not None:
+        nd = np.ndarray
+        _np_ascont = np.ascontiguousarray
+        _np_tobytes = nd.tobytes
+        _np_dtype = nd.__dict__["dtype"].__get__ if "dtype" in nd.__dict__ else None
+        _np_shape = nd.__dict__["shape"].__get__ if "shape" in nd.__dict__ else None
+        np_generic = np.generic
+        _np_array = np.array
+        _np_dtype_str = np.dtype.__dict__["str"].__get__
+    else:
+        nd = np_generic = None
+
+    def b64(b):
+        return _b2a(b, newline=False).decode("ascii")
+
+    def spend(n):
+        budget["left"] -= n
+        return budget["left"] >= 0 and n <= max_value_bytes
+
+    def ser(v, depth=0):
+        t = _type(v)
+        if v is None:
+            return ["none"]
+        if t is bool:
+            return ["bool", v]
+        if t is int:
+            try:
+                return ["int", _int_repr(v)]
+            except ValueError:
+                return ["opaque", "int (too large)"]
+        if t is float:
+            return ["float", float.hex(v)]
+        if t is complex:
+            return ["complex", float.hex(v.real), float.hex(v.imag)]
+        if t is str:
+            return ["str", v] if spend(_len(v)) else ["opaque", "str (too large)"]
+        if t is bytes:
+            return ["bytes", b64(v)] if spend(_len(v)) else ["opaque", "bytes (too large)"]
+        if depth > 20:
+            return ["opaque", "nested too deeply"]
+        if t is list or t is tuple:
+            if _len(v) > 100000:
+                return ["opaque", f"{t.__name__} (too long)"]
+            return [t.__name__, [ser(x, depth + 1) for x in v]]
+        if t is dict:
+            if _len(v) > 10000:
+                return ["opaque", "dict (too long)"]
+            return ["dict", [[ser(k, depth + 1), ser(x, depth + 1)] for k, x in v.items()]]
+        if tensor_types and t in tensor_types:
+            return ser_tensor(v)
+        if t_size_type is not None and t is t_size_type:
+            return ["size", [ser(x, depth + 1) for x in v]]
+        if t_dtype_type is not None and t is t_dtype_type:
+            return ["tdtype", _dtype_str(v)]
+        if t_device_type is not None and t is t_device_type:
+            return ["tdevice", _device_str(v)]
+        if nd is not None and t is nd:
+            return ser_ndarray(v)
+        if np_generic is not None and np_generic in _mro_get(t):
+            try:
+                return ["npscalar", ser_ndarray(_np_array(v))]
+            except _BaseException:  # noqa: BLE001
+                return ["opaque", "numpy scalar"]
+        if _isinstance(v, type):
+            return ["type", short(_tmodule(v), 300), short(_tqualname(v), 300)]
+        return ["opaque", short(_tqualname(t), 200)]
+
+    def ser_tensor(v):
+        try:
+            if _t_layout(v) is not strided or _t_is_q(v) or _t_is_meta(v) or _t_is_nested(v):
+                return ["opaque", "tensor (not a plain dense tensor)"]
+            dt = _t_dtype(v)
+            x = _t_detach(v)
+            x = _t_resolve_neg(_t_resolve_conj(_t_cpu(x)))
+            if dt in widen:
+                x = _t_to(x, f32)
+            arr = _t_numpy(_t_contig(x))
+            raw = _np_tobytes(arr)
+            if not spend(_len(raw)):
+                return ["opaque", "tensor (too large)"]
+            return ["tensor", _dtype_str(dt), [_int(s) for s in _t_shape(v)], _np_dtype_str(_np_dtype(arr)), b64(raw)]
+        except _BaseException as e:  # noqa: BLE001
+            return ["opaque", "tensor: " + describe_exc(e)["msg"][:200]]
+
+    def ser_ndarray(v):
+        try:
+            dt = _np_dtype(v)
+            kind = dt.kind
+            if kind not in "biufc":
+                return ["opaque", f"numpy array of dtype {short(_np_dtype_str(dt), 50)}"]
+            arr = _np_ascont(v)
+            raw = _np_tobytes(arr)
+            if not spend(_len(raw)):
+                return ["opaque", "array (too large)"]
+            return ["ndarray", _np_dtype_str(_np_dtype(arr)), [_int(s) for s in _np_shape(v)], b64(raw)]
+        except _BaseException as e:  # noqa: BLE001
+            return ["opaque", "array: " + describe_exc(e)["msg"][:200]]
+
+    # ---- protected library state: snapshot now, before any notebook code runs
+    prefixes = tuple(plan.get("protected_prefixes", []))
+    KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, property, staticmethod,
+             classmethod, types.MethodDescriptorType, types.WrapperDescriptorType,
+             types.ClassMethodDescriptorType, functools.partial, types.GetSetDescriptorType,
+             types.MemberDescriptorType)
+
+    def protected_module(name):
+        return name == "builtins" or name.split(".")[0] in prefixes
+
+    snap_modules = []  # (name, module dict, keys tuple, values tuple)
+    snap_classes = []  # (qualified name, class, keys tuple, values tuple)
+    seen_classes = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, mod in list(sys.modules.items()):
+            if mod is None or not protected_module(name):
+                continue
+            try:
+                d = object.__getattribute__(mod, "__dict__")
+            except Exception:  # noqa: BLE001
+                continue
+            keep = {}
+            for k, v in list(d.items()):
+                if _isinstance(v, KINDS) or (_isinstance(v, types.ModuleType) and sys.modules.get(name + "." + k) is v):
+                    keep[k] = v
+                    if _type(v) is type or _isinstance(v, type):
+                        if id(v) in seen_classes:
+                            continue
+                        try:
+                            cmod = _tmodule(v)
+                        except Exception:  # noqa: BLE001
+                            continue
+                        if _type(cmod) is not str or not protected_module(cmod):
+                            continue
+                        seen_classes.add(id(v))
+                        cd = {ck: cv for ck, cv in v.__dict__.items() if _isinstance(cv, KINDS)}
+                        snap_classes.append((cmod + "." + _tqualname(v), v, tuple(cd), tuple(cd.values())))
+            snap_modules.append((name, d, tuple(keep), tuple(keep.values())))
+    snap_sysmodules = {name: mod for name, mod in sys.modules.items() if mod is not None and protected_module(name)}
+    _dget = dict.get
+
+    def changed_names():
+        """Names of protected functions/classes/descriptors that differ from the snapshot (fast path first)."""
+        out = []
+        for name, d, keys, vals in snap_modules:
+            if _any(_map(_is_not, _map(d.get, keys), vals)):
+                out += [(name + "." + k, d, k, v) for k, v in _zip(keys, vals) if _dget(d, k) is not v]
+        for qn, cls, keys, vals in snap_classes:
+            cd = cls.__dict__
+            if _any(_map(_is_not, _map(cd.get, keys), vals)):
+                out += [(qn + "." + k, cls, k, v) for k, v in _zip(keys, vals) if cd.get(k) is not v]
+        for name, mod in snap_sysmodules.items():
+            if _dget(_sysmodules, name) is not mod:
+                out.append(("sys.modules[" + name + "]", _sysmodules, name, mod))
+        return out
+
+    _FunctionType = types.FunctionType
+
+    def suspicious_changes(changes):
+        """Changes that are not a library wrapping its own function (functools.wraps keeps ``__wrapped__``)."""
+        out = []
+        for name, where, k, old in changes:
+            try:
+                new = where[k] if _type(where) is dict else where.__dict__.get(k)
+                if _type(new) is _FunctionType and new.__dict__.get("__wrapped__") is old:
+                    continue
+            except _BaseException:  # noqa: BLE001
+                pass
+            out.append(name)
+        return out
+
+    def restore(changes):
+        for _, where, k, v in changes:
+            try:
+                if _type(where) is dict:
+                    where[k] = v
+                else:
+                    _type_setattr(where, k, v)
+            except _BaseException:  # noqa: BLE001
+                pass
+
+    audit = {"active": False, "events": []}
+    suspicious = ("ctypes.", "gc.get_referrers", "gc.get_referents", "gc.get_objects", "sys._current_frames",
+                  "sys.settrace", "sys.setprofile", "object.__setattr__", "object.__delattr__")
+
+    def hook(event, args):
+        if event == "sys.addaudithook":
+            raise RuntimeError("audit hooks are disabled while grading")
+        if audit["active"] and event.startswith(suspicious):
+            if event in ("object.__setattr__", "object.__delattr__"):
+                try:
+                    obj = args[0]
+                    if id(obj) not in seen_classes:  # only classes that existed before any notebook code
+                        return
+                    event = f"{event} {_tmodule(obj)}.{_tqualname(obj)}.{args[1]}"
+                except Exception:  # noqa: BLE001
+                    return
+            if _len(audit["events"]) < 50:
+                audit["events"].append(event[:300])
+
+    sys.addaudithook(hook)
+
+    # ------------------------------------------------------------------ the recorder used by instrumented tests
+    current = {"test": None, "count": 0}
+
+    class Recorder:
+        __slots__ = ()
+
+        def check(self, site, build, msg):
+            node = build()
+            ok = node["k"]
+            text = None
+            if not ok and msg is not None:
+                try:
+                    text = short(msg(), 2000)
+                except _BaseException as e:  # noqa: BLE001
+                    text = "<message failed: " + describe_exc(e)["msg"] + ">"
+            if current["test"] is not None:
+                current["count"] += 1
+                emit({"ev": "check", "test": current["test"], "site": site, "node": node, "msg": text,
+                      "dirty": suspicious_changes(changed_names())[:20]})
+            if not ok:
+                raise _AssertionError(text) if text is not None else _AssertionError()
+
+        def acall(self, site, nid, qual, fthunk, athunk, kthunk):
+            f, args, kw = fthunk(), athunk(), kthunk()
+            node = {"t": "call", "id": nid, "fn": qual, "args": [ser(a) for a in args],
+                    "kw": [[k, ser(v)] for k, v in kw.items()]}
+            exc = None
+            try:
+                f(*args, **kw)
+                node["k"] = True
+            except _BaseException as e:  # noqa: BLE001
+                node["k"] = False
+                exc = e
+            if current["test"] is not None:
+                current["count"] += 1
+                emit({"ev": "check", "test": current["test"], "site": site, "node": node,
+                      "msg": describe_exc(exc)["msg"] if exc is not None else None,
+                      "dirty": suspicious_changes(changed_names())[:20]})
+            if exc is not None:
+                raise exc
+
+        # ---- expression nodes (evaluated lazily, like Python's own short-circuiting)
+        def cmp(self, nid, ops, thunks):
+            vals, links, ok = [], [], True
+            left = thunks[0]()
+            vals.append(ser(left))
+            for op, th in _zip(ops, thunks[1:]):
+                right = th()
+                vals.append(ser(right))
+                if op == "Is":
+                    r = left is right
+                elif op == "IsNot":
+                    r = left is not right
+                else:
+                    r = _bool(OPS[op](left, right))
+                links.append(r)
+                if not r:
+                    ok = False
+                    break
+                left = right
+            return {"t": "cmp", "id": nid, "ops": list(ops), "vals": vals, "links": links, "k": ok}
+
+        def and_(self, nid, thunks):
+            items = []
+            for th in thunks:
+                n = th()
+                items.append(n)
+                if not n["k"]:
+                    return {"t": "and", "id": nid, "items": items, "k": False}
+            return {"t": "and", "id": nid, "items": items, "k": True}
+
+        def or_(self, nid, thunks):
+            items = []
+            for th in thunks:
+                n = th()
+                items.append(n)
+                if n["k"]:
+                    return {"t": "or", "id": nid, "items": items, "k": True}
+            return {"t": "or", "id": nid, "items": items, "k": False}
+
+        def not_(self, nid, thunk):
+            n = thunk()
+            return {"t": "not", "id": nid, "items": [n], "k": not n["k"]}
+
+        def pcall(self, nid, qual, fthunk, athunk, kthunk):
+            f, args, kw = fthunk(), athunk(), kthunk()
+            r = _bool(f(*args, **kw))
+            return {"t": "call", "id": nid, "fn": qual, "args": [ser(a) for a in args],
+                    "kw": [[k, ser(v)] for k, v in kw.items()], "k": r}
+
+        def inst(self, nid, xthunk, cthunk):
+            x, c = xthunk(), cthunk()
+            return {"t": "prim", "id": nid, "k": strict_isinstance(x, c)}
+
+        def val(self, nid, thunk):
+            v = thunk()
+            return {"t": "val", "id": nid, "v": ser(v), "k": _bool(v)}
+
+    OPS = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt,
+           "GtE": operator.ge, "In": lambda a, b: operator.contains(b, a),
+           "NotIn": lambda a, b: not operator.contains(b, a)}
+
+    def strict_isinstance(x, c):
+        """isinstance() that a fake ``__class__`` or a patched builtin cannot fool for ordinary classes."""
+        if _type(c) is tuple:
+            return _any(strict_isinstance(x, cc) for cc in c)
+        if not _isinstance(c, type):
+            return _isinstance(x, c)
+        if _type(c) is type:
+            return c in _mro_get(_type(x))
+        return _isinstance(x, c) and (c in _mro_get(_type(x)) or _type(c).__name__ == "ABCMeta")
+
+    recorder = Recorder()
+
+    def patch_consts(code, table):
+        consts = []
+        for c in code.co_consts:
+            if _type(c) is str and c in table:
+                consts.append(table[c])
+            elif _isinstance(c, types.CodeType):
+                consts.append(patch_consts(c, table))
+            else:
+                consts.append(c)
+        return code.replace(co_consts=tuple(consts))
+
+    const_table = {plan["rt_placeholder"]: recorder, plan["builtins_placeholder"]: pristine_builtins}
+
+    # ------------------------------------------------------------------ the shell and output capture
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    cfg = Config()
+    cfg.HistoryManager.enabled = False
+    cfg.InteractiveShell.colors = "nocolor"
+    cfg.InteractiveShell.xmode = "Plain"
+    shell = InteractiveShell.instance(config=cfg)
+    user_ns = shell.user_ns
+    if workdir not in sys.path:
+        sys.path.append(workdir)  # at the END: a file beside the notebook never shadows a library
+    if "" in sys.path:
+        sys.path.remove("")
+    max_out = int(plan.get("max_output_chars", 20000))
+
+    class Capped:
+        def __init__(self):
+            self.parts, self.kept, self.total = [], 0, 0
+
+        def write(self, s):
+            if _type(s) is not str:
+                s = _str(s)
+            n = _len(s)
+            self.total += n
+            if self.kept < max_out:
+                piece = s[: max_out - self.kept]
+                self.parts.append(piece)
+                self.kept += _len(piece)
+            return n
+
+        def flush(self):
+            pass
+
+        def isatty(self):
+            return False
+
+        def fileno(self):
+            raise OSError("captured stream")
+
+        encoding = "utf-8"
+        errors = "replace"
+
+        def text(self):
+            return _join(self.parts)
+
+    instructor_names = {}
+    real_stdout, real_stderr = sys.stdout, sys.stderr
+
+    def bound_names_after(before):
+        after = {}
+        for k, v in list(user_ns.items()):
+            if before.get(k, before) is not v:
+                after[k] = v
+        return after
+
+    import marshal
+
+    _loads = marshal.loads
+
+    def run_trusted(cell):
+        code = patch_consts(_loads(_b64.b64decode(cell["code_b64"])), const_table)
+        _exec(code, user_ns)
+
+    emit({"ev": "ready", "pid": my_pid, "uid": os.getuid(), "nproc_limited": nproc_effective, "notes": notes,
+          "preload_errors": preload_errors, "python": sys.version.split()[0],
+          "torch": getattr(torch, "__version__", None), "protected": len(snap_modules) + len(snap_classes)})
+
+    import time
+
+    _now = time.perf_counter
+    for index, cell in enumerate(plan["cells"]):
+        if _getpid() != my_pid:
+            _exit(0)
+        kind = cell["kind"]
+        emit({"ev": "cell_start", "i": index})
+        out, err = Capped(), Capped()
+        sys.stdout, sys.stderr = out, err
+        t0 = _now()
+        error = None
+        try:
+            if kind == "student":
+                result = shell.run_cell(cell["code"], store_history=True, silent=False)
+                exc = result.error_before_exec or result.error_in_exec
+                if exc is not None:
+                    error = describe_exc(exc)
+                    # the traceback keeps the failing frames (and e.g. a memory bomb's list) alive: drop it
+                    for attr in ("last_type", "last_value", "last_traceback", "last_exc"):
+                        if hasattr(sys, attr):
+                            try:
+                                delattr(sys, attr)
+                            except _BaseException:  # noqa: BLE001
+                                pass
+                    try:
+                        exc.__traceback__ = None
+                        shell.InteractiveTB.tb = None
+                        shell.last_execution_result = None
+                    except _BaseException:  # noqa: BLE001
+                        pass
+                    del result, exc
+                    if error["type"] == "MemoryError":
+                        _gc_collect()
+            elif kind == "instructor":
+                before = dict(user_ns)
+                try:
+                    run_trusted(cell)
+                except _BaseException as e:  # noqa: BLE001
+                    error = describe_exc(e)
+                instructor_names.update(bound_names_after(before))
+            elif kind == "test":
+                gid = cell["grade_id"]
+                _settrace(None)
+                _setprofile(None)
+                _thr_settrace(None)
+                _thr_setprofile(None)
+                before_restore = changed_names()
+                restored_report = suspicious_changes(before_restore)
+                restore(before_restore)
+                shadowed = {}
+                for k, v in instructor_names.items():
+                    if user_ns.get(k, shadowed) is not v:
+                        shadowed[k] = user_ns.get(k, shadowed)
+                        user_ns[k] = v
+                if user_ns.get("__builtins__") is not builtins:
+                    user_ns["__builtins__"] = builtins
+                before = dict(user_ns)
+                current["test"], current["count"] = gid, 0
+                audit["events"] = []
+                audit["active"] = True
+                exc_info = None
+                try:
+                    run_trusted(cell)
+                except _BaseException as e:  # noqa: BLE001
+                    exc_info = describe_exc(e)
+                    try:
+                        tb, line = e.__traceback__, None
+                        while tb is not None:
+                            if tb.tb_frame.f_code.co_filename == cell["filename"]:
+                                line = tb.tb_lineno
+                            tb = tb.tb_next
+                        exc_info["line"] = line
+                    except _BaseException:  # noqa: BLE001
+                        pass
+                audit["active"] = False
+                current["test"] = None
+                during = changed_names()
+                during_report = suspicious_changes(during)
+                restore(during)
+                rebound = bound_names_after(before)
+                instructor_names.update(rebound)
+                for k, v in shadowed.items():  # the student's own bindings come back for the student's cells
+                    if k not in rebound and v is not shadowed:
+                        user_ns[k] = v
+                emit({"ev": "test_end", "test": gid, "ok": exc_info is None, "exc": exc_info,
+                      "checks": current["count"], "restored": restored_report[:50],
+                      "changed": during_report[:50], "audit": list(audit["events"]),
+                      "shadowed": sorted(k for k in shadowed)[:50]})
+                error = exc_info
+        except _KeyboardInterrupt:
+            error = {"type": "KeyboardInterrupt", "msg": "interrupted (time limit)"}
+        except _BaseException as e:  # noqa: BLE001 - the driver itself must survive anything a cell does
+            error = describe_exc(e)
+        finally:
+            sys.stdout, sys.stderr = real_stdout, real_stderr
+        if _getpid() != my_pid:
+            _exit(0)
+        emit({"ev": "cell_end", "i": index, "seconds": round(_now() - t0, 4), "error": error,
+              "stdout": out.text(), "stdout_chars": out.total, "stderr": err.text(), "stderr_chars": err.total})
+    emit({"ev": "done"})
+    sys.stdout.flush()
+    _exit(0)
+
+
+if __name__ == "__main__":
+    try:
+        _main()
+    except KeyboardInterrupt:
+        os._exit(71)

@@ -1,0 +1,367 @@
+"""Turn the instructor's test cells into code that *reports* its checks instead of judging them.
+
+Runs in the grader's own (trusted) process. For every test cell:
+
+- every ``assert EXPR, MSG`` becomes ``RT.check(site, lambda: <node>, lambda: MSG)`` where ``<node>`` mirrors
+  the structure of ``EXPR`` (``and``/``or``/``not``, comparison chains, calls of known predicates such as
+  ``torch.allclose``, ``isinstance``) so that every operand is reported as plain data and the comparison
+  can be redone outside the student's process (:mod:`autograder.judge`);
+- every statement that calls a known checking function (``assert_close(...)`` of the course package,
+  ``torch.testing.assert_close``, ``numpy.testing.assert_allclose``...) becomes ``RT.acall(...)``, which
+  reports the arguments and then makes the call;
+- builtins the cell uses (``len``, ``isinstance``, ``sum``...) are taken from a pristine copy, not from
+  names the student may have rebound;
+- ``RT`` and that copy are *constants* in the compiled code (placeholder strings replaced inside the sandbox
+  by :mod:`autograder._driver`), so student code cannot reach them through any namespace.
+
+Operands that are literals in the test source (``torch.tensor([[0.1, 0.2]])``, ``30``, ``atol=1e-4``) are
+marked: the judge evaluates those itself and never uses what the student's process reported for them.
+
+The result is a marshalled code object (same interpreter on both sides) plus a table of *sites* (one per
+check) and *nodes* (one per sub-expression) that the judge uses to interpret the reported events.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import marshal
+import re
+from dataclasses import dataclass, field
+
+# Checking functions called as statements: the call is made in the student's process (so that a failing
+# check stops the cell, as students expect) AND redone by the judge on the reported arguments.
+ASSERT_FUNCTIONS = {
+    "torch.testing.assert_close", "torch.testing.assert_allclose",
+    "numpy.testing.assert_allclose", "numpy.testing.assert_array_equal", "numpy.testing.assert_equal",
+    "numpy.testing.assert_array_almost_equal", "numpy.testing.assert_almost_equal",
+    "numpy.testing.assert_array_less",
+}
+ASSERT_FUNCTION_PREFIXES = ("seqcourse.checks.assert_",)
+
+# Predicates inside ``assert`` expressions that the judge can recompute from plain data.
+PREDICATES = {
+    "torch.allclose", "torch.equal", "torch.is_tensor", "numpy.allclose", "numpy.array_equal",
+    "numpy.array_equiv", "math.isclose", "math.isfinite", "math.isnan",
+}
+
+# Python names never rewritten to the pristine builtins (they depend on the compiler or the frame).
+_KEEP_NAMES = {"super", "__import__", "__build_class__", "__debug__", "__name__", "__doc__", "__file__",
+               "__spec__", "__loader__", "__package__", "__builtins__"}
+BUILTIN_NAMES = {n for n in dir(builtins) if not n.startswith("__")} - _KEEP_NAMES
+
+_HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*$(.*?)^[ \t]*### END HIDDEN TESTS[ \t]*$\n?",
+                     re.DOTALL | re.MULTILINE)
+
+
+def hidden_lines(source: str) -> set[int]:
+    """1-based line numbers inside ``### BEGIN/END HIDDEN TESTS`` regions (markers included)."""
+    out: set[int] = set()
+    for m in _HIDDEN.finditer(source):
+        first = source.count("\n", 0, m.start()) + 1
+        last = source.count("\n", 0, m.end() - 1 if m.group(0).endswith("\n") else m.end()) + 1
+        out.update(range(first, last + 1))
+    return out
+
+
+def strip_hidden(source: str) -> str:
+    """The cell as students see it: hidden regions removed (what nbgrader's release does)."""
+    return _HIDDEN.sub("", source).rstrip() + "\n"
+
+
+def python_source(cell_source: str) -> str:
+    """IPython cell source -> plain Python (``%magic`` and ``!cmd`` become ``get_ipython()`` calls)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(cell_source)
+
+
+class ImportMap(dict):
+    """``{local name: qualified name}`` from the import statements of instructor code."""
+
+    def learn(self, tree: ast.AST) -> None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        self[a.asname] = a.name
+                    else:
+                        top = a.name.split(".")[0]
+                        self[top] = top
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for a in node.names:
+                    if a.name != "*":
+                        self[a.asname or a.name] = f"{node.module}.{a.name}"
+
+    def resolve(self, expr: ast.AST) -> str | None:
+        """Qualified name of a ``Name``/``Attribute`` chain, if its root is imported (or a builtin)."""
+        parts = []
+        while isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        if not isinstance(expr, ast.Name):
+            return None
+        root = self.get(expr.id)
+        if root is None:
+            if expr.id in BUILTIN_NAMES and not parts:
+                return expr.id
+            return None
+        return ".".join([root] + parts[::-1])
+
+
+_TENSOR_CTORS = {"torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray", "torch.Size"}
+
+
+def is_literal(node: ast.AST, imports: ImportMap) -> bool:
+    """Whether the judge can evaluate ``node`` by itself: constants, containers of them, tensor/array
+    constructors of constants, dtypes. Nothing that touches a name the student could have bound."""
+    if isinstance(node, ast.Constant):
+        return not isinstance(node.value, (bytes,)) or len(node.value) < 1 << 20
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(is_literal(e, imports) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and is_literal(k, imports) for k in node.keys) and all(
+            is_literal(v, imports) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return is_literal(node.operand, imports)
+    if isinstance(node, ast.Attribute):
+        q = imports.resolve(node)
+        return bool(q) and (q.startswith("torch.") or q.startswith("numpy.")) and q.count(".") == 1 and (
+            q.split(".")[1] in _DTYPE_NAMES or q.split(".")[1] in {"pi", "e", "inf", "nan"})
+    if isinstance(node, ast.Call):
+        q = imports.resolve(node.func)
+        return q in _TENSOR_CTORS and all(is_literal(a, imports) for a in node.args) and all(
+            k.arg is not None and is_literal(k.value, imports) for k in node.keywords)
+    return False
+
+
+_DTYPE_NAMES = {"float16", "float32", "float64", "bfloat16", "half", "float", "double", "int8", "int16",
+                "int32", "int64", "long", "int", "short", "uint8", "bool", "complex64", "complex128",
+                "cfloat", "cdouble", "bool_", "float_", "int_"}
+
+
+def evaluate_literal(source: str, imports: dict):
+    """Evaluate a literal expression (see :func:`is_literal`) in THIS process, without ``eval``."""
+    node = ast.parse(source, mode="eval").body
+    imap = ImportMap(imports)
+
+    def ev(n):
+        if isinstance(n, ast.Constant):
+            return n.value
+        if isinstance(n, ast.List):
+            return [ev(e) for e in n.elts]
+        if isinstance(n, ast.Tuple):
+            return tuple(ev(e) for e in n.elts)
+        if isinstance(n, ast.Set):
+            return {ev(e) for e in n.elts}
+        if isinstance(n, ast.Dict):
+            return {ev(k): ev(v) for k, v in zip(n.keys, n.values)}
+        if isinstance(n, ast.UnaryOp):
+            v = ev(n.operand)
+            return -v if isinstance(n.op, ast.USub) else +v
+        if isinstance(n, ast.Attribute):
+            mod, name = imap.resolve(n).split(".")
+            return getattr(__import__(mod), name)
+        if isinstance(n, ast.Call):
+            q = imap.resolve(n.func)
+            mod, name = q.rsplit(".", 1)
+            fn = getattr(__import__(mod), name)
+            return fn(*[ev(a) for a in n.args], **{k.arg: ev(k.value) for k in n.keywords})
+        raise ValueError(f"not a literal: {source}")
+
+    return ev(node)
+
+
+@dataclass
+class Instrumented:
+    code: bytes                     # marshal.dumps of the compiled module code
+    sites: dict = field(default_factory=dict)   # site id -> {"line", "hidden", "kind", "node"}
+    nodes: dict = field(default_factory=dict)   # node id -> template (see _Rewriter)
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                out.add((a.asname or a.name).split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            out.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, ast.MatchAs) and node.name:
+            out.add(node.name)
+    return out
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self, key: str, rt: str, imports: ImportMap, hidden: set[int]):
+        self.key, self.rt, self.imports, self.hidden = key, rt, imports, hidden
+        self.sites: dict = {}
+        self.nodes: dict = {}
+        self.class_depth = 0
+        self.n = 0
+
+    # ---- helpers
+    def _rt(self, method: str) -> ast.expr:
+        return ast.Attribute(value=ast.Constant(self.rt), attr=method, ctx=ast.Load())
+
+    @staticmethod
+    def _thunk(expr: ast.expr) -> ast.Lambda:
+        return ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                                             kwarg=None, defaults=[]), body=expr)
+
+    def _nid(self) -> str:
+        self.n += 1
+        return f"{self.key}:n{self.n}"
+
+    def _lit(self, node: ast.expr):
+        return ast.unparse(node) if is_literal(node, self.imports) else None
+
+    def _call_parts(self, call: ast.Call):
+        args = ast.Tuple(elts=list(call.args), ctx=ast.Load())
+        keys, values = [], []
+        for k in call.keywords:
+            keys.append(ast.Constant(k.arg) if k.arg is not None else None)
+            values.append(k.value)
+        kw = ast.Dict(keys=keys, values=values)
+        lits_args = [None if isinstance(a, ast.Starred) else self._lit(a) for a in call.args]
+        lits_kw = {k.arg: self._lit(k.value) for k in call.keywords if k.arg is not None}
+        return args, kw, lits_args, lits_kw
+
+    def _node(self, expr: ast.expr) -> ast.expr:
+        """An expression that evaluates ``expr`` in the student's process and returns a report node."""
+        nid = self._nid()
+        if isinstance(expr, ast.BoolOp):
+            method = "and_" if isinstance(expr.op, ast.And) else "or_"
+            self.nodes[nid] = {"t": method.rstrip("_"), "n": len(expr.values)}
+            items = ast.Tuple(elts=[self._thunk(self._node(v)) for v in expr.values], ctx=ast.Load())
+            return ast.Call(func=self._rt(method), args=[ast.Constant(nid), items], keywords=[])
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            self.nodes[nid] = {"t": "not"}
+            return ast.Call(func=self._rt("not_"), args=[ast.Constant(nid), self._thunk(self._node(expr.operand))],
+                            keywords=[])
+        if isinstance(expr, ast.Compare):
+            ops = [type(o).__name__ for o in expr.ops]
+            operands = [expr.left] + list(expr.comparators)
+            self.nodes[nid] = {"t": "cmp", "ops": ops, "lits": [self._lit(o) for o in operands],
+                               "src": [ast.unparse(o)[:200] for o in operands]}
+            thunks = ast.Tuple(elts=[self._thunk(o) for o in operands], ctx=ast.Load())
+            return ast.Call(func=self._rt("cmp"),
+                            args=[ast.Constant(nid), ast.Tuple(elts=[ast.Constant(o) for o in ops], ctx=ast.Load()),
+                                  thunks], keywords=[])
+        if isinstance(expr, ast.Call):
+            qual = self.imports.resolve(expr.func)
+            if qual is None and isinstance(expr.func, ast.Name) and expr.func.id == "isinstance":
+                qual = "isinstance"
+            plain = not any(isinstance(a, ast.Starred) for a in expr.args) and all(k.arg for k in expr.keywords)
+            if qual == "isinstance" and len(expr.args) == 2 and not expr.keywords and plain:
+                self.nodes[nid] = {"t": "prim", "src": ast.unparse(expr)[:200]}
+                return ast.Call(func=self._rt("inst"), args=[ast.Constant(nid), self._thunk(expr.args[0]),
+                                                             self._thunk(expr.args[1])], keywords=[])
+            if qual in PREDICATES:
+                args, kw, la, lk = self._call_parts(expr)
+                self.nodes[nid] = {"t": "call", "kind": "predicate", "fn": qual, "lits_args": la, "lits_kw": lk,
+                                   "src": ast.unparse(expr)[:200]}
+                return ast.Call(func=self._rt("pcall"),
+                                args=[ast.Constant(nid), ast.Constant(qual), self._thunk(expr.func),
+                                      self._thunk(args), self._thunk(kw)], keywords=[])
+        self.nodes[nid] = {"t": "val", "lit": self._lit(expr), "src": ast.unparse(expr)[:200]}
+        return ast.Call(func=self._rt("val"), args=[ast.Constant(nid), self._thunk(expr)], keywords=[])
+
+    def _site(self, node: ast.stmt, kind: str, root: str) -> str:
+        sid = f"{self.key}:s{len(self.sites) + 1}"
+        self.sites[sid] = {"line": node.lineno, "hidden": node.lineno in self.hidden, "kind": kind, "node": root,
+                           "src": ast.unparse(node)[:300]}
+        return sid
+
+    # ---- visitors
+    def visit_ClassDef(self, node):
+        self.class_depth += 1
+        node.body = [self.visit(s) for s in node.body]
+        self.class_depth -= 1
+        return node
+
+    def visit_FunctionDef(self, node):
+        depth, self.class_depth = self.class_depth, 0
+        self.generic_visit(node)
+        self.class_depth = depth
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Assert(self, node: ast.Assert):
+        if self.class_depth or any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await))
+                                   for n in ast.walk(node)):
+            return node  # cannot be wrapped in lambdas without changing its meaning: left as it is
+        start = self.n
+        built = self._node(node.test)
+        root = f"{self.key}:n{start + 1}"
+        sid = self._site(node, "assert", root)
+        msg = self._thunk(node.msg) if node.msg is not None else ast.Constant(None)
+        call = ast.Call(func=self._rt("check"), args=[ast.Constant(sid), self._thunk(built), msg], keywords=[])
+        return ast.copy_location(ast.Expr(value=call), node)
+
+    def visit_Expr(self, node: ast.Expr):
+        call = node.value
+        if self.class_depth or not isinstance(call, ast.Call):
+            return self.generic_visit(node)
+        qual = self.imports.resolve(call.func)
+        if qual and (qual in ASSERT_FUNCTIONS or qual.startswith(ASSERT_FUNCTION_PREFIXES)):
+            nid = self._nid()
+            args, kw, la, lk = self._call_parts(call)
+            self.nodes[nid] = {"t": "call", "kind": "assert", "fn": qual, "lits_args": la, "lits_kw": lk,
+                               "src": ast.unparse(call)[:200]}
+            sid = self._site(node, "call", nid)
+            new = ast.Call(func=self._rt("acall"),
+                           args=[ast.Constant(sid), ast.Constant(nid), ast.Constant(qual), self._thunk(call.func),
+                                 self._thunk(args), self._thunk(kw)], keywords=[])
+            return ast.copy_location(ast.Expr(value=new), node)
+        return self.generic_visit(node)
+
+
+class _Builtins(ast.NodeTransformer):
+    def __init__(self, placeholder: str, keep: set[str]):
+        self.placeholder, self.keep = placeholder, keep
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in BUILTIN_NAMES and node.id not in self.keep:
+            return ast.copy_location(ast.Attribute(value=ast.Constant(self.placeholder), attr=node.id,
+                                                   ctx=ast.Load()), node)
+        return node
+
+
+def compile_cell(source: str, filename: str, *, key: str, rt_placeholder: str, builtins_placeholder: str,
+                 imports: ImportMap, instructor_bound: set[str], instrument: bool,
+                 original_source: str | None = None) -> Instrumented:
+    """Compile one instructor cell (already plain Python) for the sandbox; instrument its checks if asked."""
+    tree = ast.parse(source, filename=filename)
+    hidden = hidden_lines(original_source if original_source is not None else source)
+    result = Instrumented(code=b"")
+    if instrument:
+        rw = _Rewriter(key, rt_placeholder, imports, hidden)
+        tree = rw.visit(tree)
+        result.sites, result.nodes = rw.sites, rw.nodes
+        keep = _bound_names(tree) | set(instructor_bound)
+        tree = _Builtins(builtins_placeholder, keep).visit(tree)
+    tree = ast.fix_missing_locations(tree)
+    code = compile(tree, filename, "exec", dont_inherit=True)
+    result.code = marshal.dumps(code)
+    return result
+
+
+def bound_names(source: str) -> set[str]:
+    try:
+        return _bound_names(ast.parse(source))
+    except SyntaxError:
+        return set()
+
+
+def clone(nodes: dict) -> dict:
+    return copy.deepcopy(nodes)

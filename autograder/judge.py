@@ -1,0 +1,464 @@
+"""Verdicts, taken in the grader's own process on plain data that the student's process reported.
+
+Nothing here trusts a boolean computed by student-influenced code, except the two primitives the driver
+evaluates with captured functions (identity ``is`` and a strict ``isinstance``). For every check the judge
+
+- rebuilds each reported operand from its plain encoding (numbers, strings, tensors from raw bytes; any
+  other object, e.g. one whose ``__eq__`` always answers ``True``, becomes :class:`Opaque` and fails);
+- substitutes its OWN value for every operand that is a literal in the instructor's test source;
+- redoes the comparison / calls the checking function (``torch.allclose``, the course's ``assert_close``...)
+  with this process's pristine libraries.
+
+A test passes only if its cell ran to the end without an exception, every check it reported passes here,
+every check site ran at least as often as with the reference solution (a check that is skipped, a loop cut
+short, an exception swallowed somewhere all show up as missing checks), and no protected library object
+was replaced while it ran (unless the reference solution's run did the same).
+"""
+from __future__ import annotations
+
+import base64
+import importlib
+import math
+import operator
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .instrument import evaluate_literal
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - the course always has torch
+    torch = None
+
+
+class Opaque:
+    """A value the student's process could not (or would not) report as plain data."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def __repr__(self):
+        return f"<{self.what}>"
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    module: str
+    qualname: str
+
+    def __repr__(self):
+        return f"<class '{self.module}.{self.qualname}'>"
+
+
+class Missing(Exception):
+    pass
+
+
+_NP_OK = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16"}
+
+
+def _np_dtype(s: str) -> np.dtype:
+    if not isinstance(s, str) or s.lstrip("<>|=") not in _NP_OK:
+        raise ValueError(f"unsupported dtype {s!r}")
+    return np.dtype(s)
+
+
+def _array(np_dtype: str, shape, data: str) -> np.ndarray:
+    dt = _np_dtype(np_dtype)
+    if not isinstance(shape, list) or not all(isinstance(s, int) and 0 <= s < 1 << 40 for s in shape):
+        raise ValueError("bad shape")
+    raw = base64.b64decode(data, validate=True)
+    n = math.prod(shape)
+    if n * dt.itemsize != len(raw):
+        raise ValueError("size does not match shape")
+    return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
+
+
+def decode(v, depth: int = 0):
+    """Plain encoding (see ``_driver.ser``) -> value. Malformed input raises ``ValueError``."""
+    if not isinstance(v, list) or not v or not isinstance(v[0], str) or depth > 25:
+        raise ValueError("malformed value")
+    tag = v[0]
+    if tag == "none":
+        return None
+    if tag == "bool" and isinstance(v[1], bool):
+        return v[1]
+    if tag == "int" and isinstance(v[1], str) and len(v[1]) < 5000:
+        return int(v[1])
+    if tag == "float" and isinstance(v[1], str):
+        return float.fromhex(v[1])
+    if tag == "complex":
+        return complex(float.fromhex(v[1]), float.fromhex(v[2]))
+    if tag == "str" and isinstance(v[1], str):
+        return v[1]
+    if tag == "bytes":
+        return base64.b64decode(v[1], validate=True)
+    if tag in ("list", "tuple") and isinstance(v[1], list):
+        items = [decode(x, depth + 1) for x in v[1]]
+        return items if tag == "list" else tuple(items)
+    if tag == "dict" and isinstance(v[1], list):
+        out = {}
+        for pair in v[1]:
+            k = decode(pair[0], depth + 1)
+            if isinstance(k, (Opaque, list, dict)) or (hasattr(k, "__hash__") and k.__hash__ is None):
+                raise ValueError("unhashable key")
+            out[k] = decode(pair[1], depth + 1)
+        return out
+    if tag == "size" and torch is not None:
+        return torch.Size([decode(x, depth + 1) for x in v[1]])
+    if tag == "tdtype" and torch is not None and isinstance(v[1], str) and v[1].startswith("torch."):
+        dt = getattr(torch, v[1][6:], None)
+        if isinstance(dt, torch.dtype):
+            return dt
+        raise ValueError("bad dtype")
+    if tag == "tdevice" and torch is not None and isinstance(v[1], str) and len(v[1]) < 40:
+        return torch.device(v[1])
+    if tag == "tensor" and torch is not None:
+        _, tdt, shape, npdt, data = v
+        dt = getattr(torch, tdt[6:], None) if isinstance(tdt, str) and tdt.startswith("torch.") else None
+        if not isinstance(dt, torch.dtype):
+            raise ValueError("bad tensor dtype")
+        arr = _array(npdt, shape, data)
+        return torch.from_numpy(arr).to(dt)
+    if tag == "ndarray":
+        return _array(v[1], v[2], v[3])
+    if tag == "npscalar":
+        inner = v[1]
+        if not (isinstance(inner, list) and inner and inner[0] == "ndarray"):
+            raise ValueError("bad numpy scalar")
+        arr = _array(inner[1], inner[2], inner[3])
+        if arr.shape != ():
+            raise ValueError("bad numpy scalar")
+        return arr[()]
+    if tag == "type" and isinstance(v[1], str) and isinstance(v[2], str):
+        return TypeRef(v[1], v[2])
+    if tag == "opaque":
+        return Opaque(str(v[1])[:200] if len(v) > 1 else "opaque")
+    raise ValueError(f"unknown tag {tag!r}")
+
+
+_OPS = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt,
+        "GtE": operator.ge, "In": lambda a, b: b.__contains__(a) if not isinstance(b, Opaque) else False,
+        "NotIn": lambda a, b: not b.__contains__(a)}
+_SYMBOL = {"Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=", "In": "in",
+           "NotIn": "not in", "Is": "is", "IsNot": "is not"}
+
+
+def _resolve(qualname: str):
+    if "." not in qualname:
+        import builtins
+
+        return getattr(builtins, qualname)
+    mod, _, name = qualname.rpartition(".")
+    module = None
+    while mod:
+        try:
+            module = importlib.import_module(mod)
+            break
+        except ImportError:
+            mod, _, head = mod.rpartition(".")
+            name = f"{head}.{name}"
+    obj = module
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _short(v, n=160) -> str:
+    try:
+        s = repr(v)
+    except Exception:  # noqa: BLE001
+        s = f"<{type(v).__name__}>"
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+@dataclass
+class Context:
+    nodes: dict                         # node id -> template
+    imports: dict                       # import map of the notebook's instructor code
+    opaque_ok: set = field(default_factory=set)   # (node id, position) where the reference run had opaque values
+    _literals: dict = field(default_factory=dict)
+
+    def literal(self, src: str):
+        if src not in self._literals:
+            self._literals[src] = evaluate_literal(src, self.imports)
+        return self._literals[src]
+
+
+class Fail(Exception):
+    """A check fails, with a message for the instructor (and, for visible checks, the student)."""
+
+
+def _value(ctx: Context, node: dict, lit, recorded, pos):
+    if lit is not None:
+        return ctx.literal(lit)
+    if recorded is None:
+        raise Missing()
+    try:
+        v = decode(recorded)
+    except (ValueError, TypeError, IndexError, KeyError, OverflowError) as exc:
+        raise Fail(f"malformed report ({exc})") from None
+    if isinstance(v, Opaque) or (isinstance(v, (list, tuple, dict)) and _contains_opaque(v)):
+        if (node["id"], pos) in ctx.opaque_ok:
+            return v
+        raise Fail(f"a value in this check is not plain data ({v!r} where the reference solution gave a plain "
+                   "value); objects that imitate numbers or tensors are not accepted")
+    return v
+
+
+def _contains_opaque(v, depth=0) -> bool:
+    if isinstance(v, Opaque):
+        return True
+    if depth > 25:
+        return False
+    if isinstance(v, (list, tuple)):
+        return any(_contains_opaque(x, depth + 1) for x in v)
+    if isinstance(v, dict):
+        return any(_contains_opaque(x, depth + 1) for x in v.values())
+    return False
+
+
+def evaluate(ctx: Context, node: dict) -> bool:
+    """Re-evaluate one reported node; raises :class:`Fail` (with a reason) or returns a truth value."""
+    if not isinstance(node, dict) or not isinstance(node.get("id"), str) or node["id"] not in ctx.nodes:
+        raise Fail("malformed report (unknown check)")
+    tmpl = ctx.nodes[node["id"]]
+    t = tmpl["t"]
+    if node.get("t") != t and not (t in ("and", "or") and node.get("t") in ("and", "or")):
+        raise Fail("malformed report (check kind)")
+    if t in ("and", "or", "not"):
+        items = node.get("items")
+        if not isinstance(items, list):
+            raise Fail("malformed report")
+        n = tmpl.get("n", len(items))
+        if t == "not":
+            if len(items) != 1:
+                raise Fail("malformed report")
+            return not evaluate(ctx, items[0])
+        for i in range(n):
+            if i >= len(items):
+                return False  # the student's process stopped early: the judge cannot see it pass
+            r = evaluate(ctx, items[i])
+            if t == "and" and not r:
+                return False
+            if t == "or" and r:
+                return True
+        return t == "and"
+    if t == "prim":
+        k = node.get("k")
+        if not isinstance(k, bool):
+            raise Fail("malformed report")
+        return k
+    if t == "cmp":
+        ops, lits = tmpl["ops"], tmpl["lits"]
+        vals = node.get("vals") if isinstance(node.get("vals"), list) else []
+        links = node.get("links") if isinstance(node.get("links"), list) else []
+        for i, op in enumerate(ops):
+            if op in ("Is", "IsNot"):
+                if i >= len(links) or not isinstance(links[i], bool):
+                    return False
+                if not links[i]:
+                    return False
+                continue
+            try:
+                a = _value(ctx, node, lits[i], vals[i] if i < len(vals) else None, i)
+                b = _value(ctx, node, lits[i + 1], vals[i + 1] if i + 1 < len(vals) else None, i + 1)
+            except Missing:
+                return False
+            if isinstance(a, Opaque) or isinstance(b, Opaque):
+                ok = i < len(links) and links[i] is True  # the reference solution's run was opaque here too
+            else:
+                try:
+                    ok = bool(_OPS[op](a, b))
+                except Exception as exc:  # noqa: BLE001
+                    raise Fail(f"comparison failed: {type(exc).__name__}: {exc}") from None
+            if not ok:
+                src = tmpl.get("src", ["?", "?"])
+                raise Fail(f"{src[i]} {_SYMBOL[op]} {src[i + 1]} is false: got {_short(a)} {_SYMBOL[op]} {_short(b)}")
+        return True
+    if t == "val":
+        try:
+            v = _value(ctx, node, tmpl.get("lit"), node.get("v"), "v")
+        except Missing:
+            return False
+        if isinstance(v, Opaque):
+            return node.get("k") is True
+        try:
+            return bool(v)
+        except Exception as exc:  # noqa: BLE001
+            raise Fail(f"{tmpl.get('src', 'value')}: {type(exc).__name__}: {exc}") from None
+    if t == "call":
+        args_rec = node.get("args") if isinstance(node.get("args"), list) else []
+        kw_rec = node.get("kw") if isinstance(node.get("kw"), list) else []
+        lits_args, lits_kw = tmpl["lits_args"], tmpl["lits_kw"]
+        if len(args_rec) < len(lits_args) and any(a is None for a in lits_args[len(args_rec):]):
+            raise Fail("malformed report (arguments)")
+        args = []
+        opaque = False
+        for i in range(max(len(args_rec), len(lits_args))):
+            lit = lits_args[i] if i < len(lits_args) else None
+            try:
+                v = _value(ctx, node, lit, args_rec[i] if i < len(args_rec) else None, i)
+            except Missing:
+                raise Fail("malformed report (arguments)") from None
+            opaque |= isinstance(v, Opaque)
+            args.append(v)
+        kwargs = {}
+        for pair in kw_rec:
+            if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
+                raise Fail("malformed report (keywords)")
+            k = pair[0]
+            v = _value(ctx, node, lits_kw.get(k), pair[1], "kw:" + k)
+            opaque |= isinstance(v, Opaque)
+            kwargs[k] = v
+        for k, lit in lits_kw.items():  # a literal keyword the student's process 'forgot' to report
+            if lit is not None and k not in kwargs:
+                kwargs[k] = ctx.literal(lit)
+        if opaque:
+            return node.get("k") is True
+        fn = _resolve(tmpl["fn"])
+        if tmpl.get("kind") == "predicate":
+            try:
+                return bool(fn(*args, **kwargs))
+            except Exception as exc:  # noqa: BLE001
+                raise Fail(f"{tmpl.get('src', tmpl['fn'])}: {type(exc).__name__}: {exc}") from None
+        try:
+            fn(*args, **kwargs)
+        except AssertionError as exc:
+            raise Fail(str(exc) or f"{tmpl['fn']} failed") from None
+        except Exception as exc:  # noqa: BLE001
+            raise Fail(f"{tmpl['fn']}: {type(exc).__name__}: {exc}") from None
+        return True
+    raise Fail("malformed report (unknown node)")
+
+
+@dataclass
+class TestVerdict:
+    grade_id: str
+    passed: bool
+    reason: str = ""
+    hidden: bool = False          # whether the first failure lies in the hidden part of the test
+    checks: int = 0
+    notes: list = field(default_factory=list)
+
+
+def opaque_positions(events: list) -> set:
+    """``{(node id, position)}`` where a reference run reported an opaque value (the test's own design)."""
+    out = set()
+
+    def walk(node):
+        if not isinstance(node, dict):
+            return
+        nid = node.get("id")
+        for i, v in enumerate(node.get("vals", []) or []):
+            if isinstance(v, list) and v and v[0] == "opaque":
+                out.add((nid, i))
+        if isinstance(node.get("v"), list) and node["v"] and node["v"][0] == "opaque":
+            out.add((nid, "v"))
+        for i, v in enumerate(node.get("args", []) or []):
+            if isinstance(v, list) and v and v[0] == "opaque":
+                out.add((nid, i))
+        for pair in node.get("kw", []) or []:
+            if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], list) and pair[1][:1] == ["opaque"]:
+                out.add((nid, "kw:" + str(pair[0])))
+        for item in node.get("items", []) or []:
+            walk(item)
+
+    for e in events:
+        if e.get("ev") == "check":
+            walk(e.get("node"))
+    return out
+
+
+def site_counts(events: list) -> dict:
+    """``{test grade id: Counter(site -> number of reported checks)}``."""
+    out: dict = {}
+    for e in events:
+        if e.get("ev") == "check" and isinstance(e.get("test"), str):
+            out.setdefault(e["test"], Counter())[e.get("site")] += 1
+    return out
+
+
+def tamper_names(events: list) -> dict:
+    """``{test grade id: set of protected names changed/set while it ran}`` (from test_end and checks)."""
+    out: dict = {}
+    for e in events:
+        gid = e.get("test")
+        if not isinstance(gid, str):
+            continue
+        if e.get("ev") == "check":
+            out.setdefault(gid, set()).update(x for x in e.get("dirty", []) or [] if isinstance(x, str))
+        elif e.get("ev") == "test_end":
+            out.setdefault(gid, set()).update(x for x in e.get("changed", []) or [] if isinstance(x, str))
+            out[gid].update(x for x in e.get("audit", []) or [] if isinstance(x, str) and x.startswith("object."))
+    return out
+
+
+def judge_test(gid: str, events: list, *, sites: dict, nodes: dict, imports: dict, reference: dict) -> TestVerdict:
+    """Verdict for one test cell from the events of the student's run.
+
+    ``reference``: ``{"counts": {site: n}, "opaque": set, "tamper": set}`` for this test, from the run of the
+    instructor's own notebook under the same instrumentation.
+    """
+    ctx = Context(nodes=nodes, imports=imports, opaque_ok=reference.get("opaque", set()))
+    checks = [e for e in events if e.get("ev") == "check" and e.get("test") == gid]
+    ends = [e for e in events if e.get("ev") == "test_end" and e.get("test") == gid]
+    v = TestVerdict(gid, passed=False, checks=len(checks))
+    first_failure = None
+    for e in checks:
+        site = sites.get(e.get("site"))
+        if site is None:
+            first_failure = first_failure or ("malformed report (unknown check site)", False)
+            continue
+        try:
+            node = e.get("node")
+            if not isinstance(node, dict) or node.get("id") != site["node"]:
+                raise Fail("malformed report (check does not match its site)")
+            ok = evaluate(ctx, node)
+            if not ok:
+                msg = e.get("msg") if isinstance(e.get("msg"), str) else None
+                raise Fail(msg or f"assertion failed: {site['src'][:200]}")
+        except Fail as exc:
+            if first_failure is None:
+                first_failure = (f"line {site['line']}: {exc}", site["hidden"])
+        except Exception as exc:  # noqa: BLE001 - the judge's own problem with a value: the check fails
+            if first_failure is None:
+                first_failure = (f"line {site['line']}: could not be checked ({type(exc).__name__}: {exc})",
+                                 site["hidden"])
+    if not ends:
+        v.reason = "the test did not finish (the notebook stopped before or during it)"
+        return v
+    end = ends[0]
+    if end.get("ok") is not True:
+        exc = end.get("exc") if isinstance(end.get("exc"), dict) else {}
+        line = exc.get("line")
+        hidden = any(s["hidden"] and s["line"] == line for s in sites.values()) or bool(
+            line and reference.get("hidden_lines") and line in reference["hidden_lines"])
+        if first_failure is not None:
+            v.reason, v.hidden = first_failure
+        else:
+            where = f" (line {line})" if isinstance(line, int) else ""
+            v.reason = f"{str(exc.get('type', 'error'))[:100]}{where}: {str(exc.get('msg', ''))[:1500]}"
+            v.hidden = hidden
+        return v
+    if first_failure is not None:
+        v.reason, v.hidden = first_failure
+        return v
+    got = Counter(e.get("site") for e in checks)
+    for site, n in reference.get("counts", {}).items():
+        if got.get(site, 0) < n:
+            info = sites.get(site, {"line": "?", "hidden": False})
+            v.reason = (f"fewer checks ran than with the reference solution (line {info['line']}: "
+                        f"{got.get(site, 0)} of {n}); a check was skipped or a loop was cut short")
+            v.hidden = info["hidden"]
+            return v
+    tampered = tamper_names([e for e in events if e.get("test") == gid]).get(gid, set()) - reference.get("tamper", set())
+    if tampered and reference.get("check_tamper", True):
+        v.reason = ("library objects were replaced while the test ran: " + ", ".join(sorted(tampered)[:5]) +
+                    ("..." if len(tampered) > 5 else ""))
+        return v
+    v.passed = True
+    return v

@@ -1,0 +1,570 @@
+"""Run one notebook plan in its own sandbox, with limits, and collect the driver's events.
+
+Isolation (``mode="bwrap"``, needs Debian's ``bubblewrap`` package):
+
+- new PID, network, IPC and UTS namespaces: the submission sees only its own processes, has no network
+  (loopback only, not connected to the host's), and everything it started dies with it;
+- a new mount namespace holding ONLY: ``/usr`` (and the ``/lib``... links), the Python installation and
+  virtual environment, the course package, the driver, all read-only; fresh size-limited tmpfs for the
+  working folder (the notebook and the files the assignment ships, nothing else), ``/tmp`` and ``/dev/shm``.
+  The course's ``solutions/``, the gradebook, other students' submissions are simply not there;
+- when the grader runs as root, the driver switches to a user id of its own per worker slot (no
+  capabilities, ``no_new_privs``), so the process-count limit counts only this submission's processes;
+- rlimits set by the driver before any student code: address space, processes, file size, open files,
+  CPU time, no core files;
+- wall-clock limits enforced from here: per cell (SIGINT first, like Jupyter's interrupt; the whole sandbox
+  is killed if the cell does not stop within a grace period) and per notebook (killed); resident memory of
+  the whole process tree is watched too (a fork bomb of big processes);
+- at the end, the whole process tree is killed (namespace teardown), whatever it did to detach itself.
+
+Without bubblewrap (``mode="none"``, or ``auto`` when it is missing or does not work) the grader still runs
+each submission in its own session with the same rlimits and (as root) its own user id, kills the session
+and that user's processes at the end, and gives it a fresh working folder; but the submission CAN read any
+file the grader's user can read (solutions, gradebook) and CAN use the network. A loud warning says so;
+``--require-sandbox`` refuses to grade instead.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger("autograder")
+
+DRIVER = Path(__file__).with_name("_driver.py")
+IN_SANDBOX_DRIVER = "/opt/autograder/_driver.py"
+IN_SANDBOX_MPL = "/opt/autograder/mplcache"
+HOME = "/home/student"
+
+
+@dataclass
+class Limits:
+    cell_seconds: float = 120.0
+    notebook_seconds: float = 600.0
+    memory_bytes: int = 4 << 30        # address space of each process (RLIMIT_AS)
+    tree_rss_bytes: int = 6 << 30      # resident memory of the whole submission
+    nproc: int = 64                    # processes and threads of the submission
+    file_bytes: int = 256 << 20        # largest file it may write
+    disk_bytes: int = 512 << 20        # its working folder (tmpfs)
+    open_files: int = 1024
+    output_chars: int = 20000          # printed text kept per cell (the rest is counted, not kept)
+    event_bytes: int = 96 << 20        # reported data per notebook
+    interrupt_grace: float = 5.0       # seconds a cell gets to stop after SIGINT
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Outcome:
+    events: list = field(default_factory=list)
+    status: str = "ok"                 # ok | timeout | crashed
+    reason: str = ""
+    cell_seconds: dict = field(default_factory=dict)
+    interrupted: list = field(default_factory=list)   # cell indices interrupted for time
+    last_cell: int | None = None
+    output: str = ""                   # low-level stdout/stderr of the sandbox (capped)
+    forged: int = 0                    # event lines with a wrong token (student code writing to the pipe)
+    wall: float = 0.0
+
+
+def _bwrap_works() -> tuple[bool, str]:
+    exe = shutil.which("bwrap")
+    if not exe:
+        return False, "bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    args = [exe, "--ro-bind", "/usr", "/usr", *_usr_links(), "--proc", "/proc", "--dev", "/dev",
+            "--unshare-pid", "--unshare-net", "--die-with-parent"]
+    if os.getuid() != 0:
+        args.append("--unshare-user")
+    args += ["/usr/bin/true"]
+    try:
+        r = subprocess.run(args, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"bwrap failed to start: {exc}"
+    if r.returncode != 0:
+        return False, f"bwrap cannot create namespaces here: {r.stderr.strip()[:300]}"
+    return True, exe
+
+
+def _usr_links() -> list:
+    out = []
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/") / name
+        if p.is_symlink():
+            out += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            out += ["--ro-bind", str(p), str(p)]
+    return out
+
+
+def _children(pid: int) -> list:
+    out = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    out += [int(x) for x in f.read().split()]
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return out
+
+
+def descendants(pid: int) -> list:
+    seen, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        for c in _children(p):
+            if c not in seen:
+                seen.append(c)
+                todo.append(c)
+    return seen
+
+
+def _rss(pid: int) -> int:
+    """Proportional resident memory (PSS: shared pages split between their users, so forked copies of a big
+    process are not counted many times), falling back to RSS."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _uid_processes(uid: int) -> list:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                if os.stat(f"/proc/{d}").st_uid == uid:
+                    out.append(int(d))
+            except OSError:
+                pass
+    return out
+
+
+class Sandbox:
+    """Launches :mod:`autograder._driver` for one plan at a time per worker slot (thread-safe)."""
+
+    def __init__(self, mode: str = "auto", *, packages=("seqcourse",), preload=("torch", "numpy"),
+                 protected_prefixes=("torch", "numpy", "seqcourse", "math", "operator", "functools", "itertools",
+                                     "collections", "random", "copy", "types", "abc"),
+                 uid_base: int | None = None, cache_dir: Path | None = None, env: dict | None = None):
+        self.packages = list(packages)
+        self.preload = list(preload)
+        self.protected_prefixes = list(protected_prefixes)
+        self.extra_env = dict(env or {})
+        self.is_root = os.getuid() == 0
+        self.uid_base = uid_base if uid_base is not None else 2_000_000 + (os.getpid() % 5000) * 100
+        self.cache_dir = Path(cache_dir or tempfile.mkdtemp(prefix="autograder-cache-")).resolve()
+        self.warnings: list[str] = []
+        if mode not in ("auto", "bwrap", "none"):
+            raise ValueError(f"unknown sandbox mode {mode!r}")
+        if mode in ("auto", "bwrap"):
+            ok, info = _bwrap_works()
+            if ok:
+                self.mode, self.bwrap = "bwrap", info
+            elif mode == "bwrap":
+                raise RuntimeError(f"sandbox required but unavailable: {info}")
+            else:
+                self.mode, self.bwrap = "none", None
+                self.warnings.append(f"NO SANDBOX: {info}.")
+        else:
+            self.mode, self.bwrap = "none", None
+            self.warnings.append("NO SANDBOX: disabled by the caller.")
+        if self.mode == "none":
+            self.warnings.append(
+                "Submissions run WITHOUT filesystem or network isolation: student code can read every file this "
+                "user can read (solutions, hidden tests, the gradebook, other submissions) and reach the network. "
+                + ("They do run as a separate user id with resource limits." if self.is_root else
+                   "They run as YOUR user, so they can also write what you can write, and the process limit counts "
+                   "your own processes.")
+                + " Install bubblewrap (apt-get install bubblewrap) before grading untrusted submissions.")
+        self._mpl_cache = self._prepare_mpl_cache()
+        self._lock = threading.Lock()
+        self._running: set = set()
+        self.aborted = False
+
+    def abort(self) -> None:
+        """Kill every running sandbox (Ctrl-C): their results are discarded by the caller."""
+        self.aborted = True
+        with self._lock:
+            procs = list(self._running)
+        for proc in procs:
+            for p in descendants(proc.pid):
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                os.killpg(proc.pid, signal.SIGKILL) if self.mode == "none" else proc.kill()
+            except OSError:
+                pass
+
+    # ------------------------------------------------------------------ setup
+    def _prepare_mpl_cache(self) -> Path | None:
+        """Build matplotlib's font cache once, so each sandbox copies it instead of scanning fonts."""
+        target = self.cache_dir / "mplcache"
+        if any(target.glob("fontlist-*.json")):
+            return target
+        target.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ, MPLCONFIGDIR=str(target), MPLBACKEND="Agg")
+        try:
+            subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env=env, capture_output=True,
+                           timeout=300)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        os.chmod(target, 0o755)
+        for f in target.iterdir():
+            os.chmod(f, 0o755 if f.is_dir() else 0o644)
+        return target if any(target.glob("fontlist-*.json")) else None
+
+    def _ro_paths(self) -> list:
+        paths = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
+                 Path(sys.executable).resolve().parent.parent}
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            p = sysconfig.get_paths().get(key)
+            if p:
+                paths.add(Path(p).resolve())
+        import importlib.util
+
+        for name in self.packages:
+            spec = importlib.util.find_spec(name)
+            for loc in (spec.submodule_search_locations or []) if spec else []:
+                paths.add(Path(loc).resolve())
+        usr = Path("/usr")
+        paths = {p for p in paths if usr not in p.parents and p != usr}
+        # keep only the outermost of nested paths
+        out = []
+        for p in sorted(paths, key=lambda p: len(p.parts)):
+            if not any(q in p.parents for q in out):
+                out.append(p)
+        return out
+
+    def _bwrap_args(self, tmp_bytes: int) -> list:
+        args = [self.bwrap, "--ro-bind", "/usr", "/usr", *_usr_links()]
+        for f in ("/etc/ld.so.cache", "/etc/localtime", "/etc/nsswitch.conf"):
+            if os.path.exists(f):
+                args += ["--ro-bind", f, f]
+        if os.path.isdir("/etc/fonts"):
+            args += ["--ro-bind", "/etc/fonts", "/etc/fonts"]
+        dirs = set()
+        binds = self._ro_paths()
+        targets = [str(p) for p in binds] + [IN_SANDBOX_DRIVER, IN_SANDBOX_MPL, HOME]
+        for t in targets:
+            for parent in Path(t).parents:
+                if str(parent) != "/":
+                    dirs.add(str(parent))
+        for d in sorted(dirs, key=lambda d: d.count("/")):
+            args += ["--perms", "0755", "--dir", d]
+        for p in binds:
+            args += ["--ro-bind", str(p), str(p)]
+        args += ["--ro-bind", str(DRIVER), IN_SANDBOX_DRIVER]
+        if self._mpl_cache:
+            args += ["--ro-bind", str(self._mpl_cache), IN_SANDBOX_MPL]
+        args += ["--proc", "/proc", "--dev", "/dev",
+                 "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
+                 "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", HOME,
+                 "--perms", "1777", "--size", str(64 << 20), "--tmpfs", "/dev/shm",
+                 "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+                 "--die-with-parent", "--new-session", "--hostname", "grader", "--chdir", HOME, "--clearenv"]
+        if self.is_root:
+            args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        else:
+            args += ["--unshare-user", "--uid", "1000", "--gid", "1000"]
+        return args
+
+    def _env(self, home: str) -> dict:
+        venv_bin = str(Path(sys.executable).parent)
+        env = {"HOME": home, "PATH": f"{venv_bin}:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "USER": "student", "LOGNAME": "student", "TMPDIR": "/tmp" if self.mode == "bwrap" else home,
+               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+               "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{home}/.config/matplotlib", "IPYTHONDIR": f"{home}/.ipython",
+               "NBGRADER_EXECUTION": "autograde", "SEQCOURSE_PROGRESS": "0", "PYTHONHASHSEED": "0",
+               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONWARNINGS": "ignore::DeprecationWarning",
+               "TORCH_HOME": f"{home}/.cache/torch", "XDG_CACHE_HOME": f"{home}/.cache"}
+        env.update(self.extra_env)
+        return env
+
+    # ------------------------------------------------------------------ one run
+    def run(self, cells: list, *, files: dict, workdir_name: str, limits: Limits, slot: int = 0,
+            rt_placeholder: str, builtins_placeholder: str, cell_limits: list | None = None,
+            labels: list | None = None) -> Outcome:
+        """Execute ``cells`` (dicts for the driver) and return the events and how it ended."""
+        token = secrets.token_hex(16)
+        uid = gid = None
+        if self.is_root:
+            uid = gid = self.uid_base + slot
+        out = Outcome()
+        r_fd, w_fd = os.pipe()
+        tmp_home = None
+        if self.mode == "bwrap":
+            home = HOME
+            cmd = self._bwrap_args(limits.disk_bytes)
+            for k, v in self._env(home).items():
+                cmd += ["--setenv", k, v]
+            cmd += [sys.executable, "-I", "-B", IN_SANDBOX_DRIVER]
+            copy_dirs = [{"from": IN_SANDBOX_MPL, "to": f"{home}/.config/matplotlib"}] if self._mpl_cache else []
+            env = None
+        else:
+            tmp_home = tempfile.mkdtemp(prefix="autograder-sub-")
+            home = tmp_home
+            if uid is not None:
+                os.chown(tmp_home, uid, gid)
+            os.chmod(tmp_home, 0o700)
+            cmd = [sys.executable, "-I", "-B", str(DRIVER)]
+            copy_dirs = [{"from": str(self._mpl_cache), "to": f"{home}/.config/matplotlib"}] if self._mpl_cache else []
+            env = self._env(home)
+        plan = {"token": token, "uid": uid, "gid": gid, "event_fd": w_fd,
+                "workdir": f"{home}/{workdir_name}", "files": files, "copy_dirs": copy_dirs,
+                "limits": {"nproc": limits.nproc, "memory_bytes": limits.memory_bytes,
+                           "file_bytes": limits.file_bytes, "open_files": limits.open_files,
+                           "cpu_seconds": int(limits.notebook_seconds * 2 + 60)},
+                "preload": self.preload, "preload_packages": self.packages,
+                "protected_prefixes": self.protected_prefixes,
+                "rt_placeholder": rt_placeholder, "builtins_placeholder": builtins_placeholder,
+                "max_output_chars": limits.output_chars, "max_event_bytes": limits.event_bytes,
+                "cells": cells}
+        payload = json.dumps(plan).encode()
+        start = time.monotonic()
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    pass_fds=[w_fd], env=env if env is not None else {},
+                                    start_new_session=self.mode == "none", cwd=tmp_home or "/")
+        except OSError as exc:
+            os.close(r_fd)
+            os.close(w_fd)
+            out.status, out.reason = "crashed", f"the sandbox could not start: {exc}"
+            return out
+        os.close(w_fd)
+        with self._lock:
+            self._running.add(proc)
+
+        def feed():
+            try:
+                proc.stdin.write(payload)
+                proc.stdin.close()
+            except OSError:
+                pass
+
+        low_output = bytearray()
+        low_total = [0]
+
+        def drain():
+            while True:
+                try:
+                    chunk = proc.stdout.read1(65536)
+                except (OSError, ValueError):
+                    break
+                if not chunk:
+                    break
+                low_total[0] += len(chunk)
+                if len(low_output) < 65536:
+                    low_output.extend(chunk[: 65536 - len(low_output)])
+
+        threads = [threading.Thread(target=feed, daemon=True), threading.Thread(target=drain, daemon=True)]
+        for t in threads:
+            t.start()
+
+        sel = selectors.DefaultSelector()
+        sel.register(r_fd, selectors.EVENT_READ)
+        buf = bytearray()
+        received = 0
+        current, cell_started, interrupted_at = None, None, None
+        deadline = start + limits.notebook_seconds
+        driver_pid = proc.pid if self.mode == "none" else None
+        done = False
+        killed_for = None
+        next_mem = start + 1.0
+        cell_limits = cell_limits or []
+        labels = labels or []
+
+        def name(i):
+            return labels[i] if isinstance(i, int) and 0 <= i < len(labels) else f"cell {i}"
+
+        def kill_all():
+            try:
+                if self.mode == "none":
+                    os.killpg(proc.pid, signal.SIGKILL)
+                else:
+                    for p in descendants(proc.pid):
+                        try:
+                            os.kill(p, signal.SIGKILL)
+                        except OSError:
+                            pass
+                    proc.kill()
+            except OSError:
+                pass
+            if self.mode == "none" and uid is not None:
+                for p in _uid_processes(uid):
+                    try:
+                        os.kill(p, signal.SIGKILL)
+                    except OSError:
+                        pass
+
+        try:
+            eof = False
+            while not eof:
+                now = time.monotonic()
+                timeout = max(0.0, min(deadline, next_mem) - now)
+                if current is not None:
+                    lim = cell_limits[current] if current < len(cell_limits) else limits.cell_seconds
+                    if interrupted_at is None:
+                        timeout = min(timeout, max(0.0, cell_started + lim - now))
+                    else:
+                        timeout = min(timeout, max(0.0, interrupted_at + limits.interrupt_grace - now))
+                for _key, _ in sel.select(timeout=min(timeout, 1.0)):
+                    try:
+                        chunk = os.read(r_fd, 1 << 20)
+                    except OSError:
+                        chunk = b""
+                    if not chunk:
+                        eof = True
+                        break
+                    received += len(chunk)
+                    if received > limits.event_bytes:
+                        killed_for = ("crashed", "the notebook reported more data than allowed "
+                                      f"({limits.event_bytes >> 20} MiB)")
+                        kill_all()
+                        eof = True
+                        break
+                    buf.extend(chunk)
+                    while b"\n" in buf:
+                        line, _, rest = buf.partition(b"\n")
+                        buf = bytearray(rest)
+                        try:
+                            ev = json.loads(line)
+                        except (ValueError, RecursionError):
+                            out.forged += 1
+                            continue
+                        if not isinstance(ev, dict) or ev.get("tok") != token:
+                            out.forged += 1
+                            continue
+                        ev.pop("tok", None)
+                        out.events.append(ev)
+                        kind = ev.get("ev")
+                        if kind == "ready" and driver_pid is None:
+                            driver_pid = self._find_driver(proc.pid)
+                        elif kind == "cell_start" and isinstance(ev.get("i"), int):
+                            current, cell_started, interrupted_at = ev["i"], time.monotonic(), None
+                            out.last_cell = current
+                        elif kind == "cell_end" and isinstance(ev.get("i"), int):
+                            out.cell_seconds[ev["i"]] = time.monotonic() - (cell_started or start)
+                            current, interrupted_at = None, None
+                        elif kind == "done":
+                            done = True
+                if eof or done:
+                    break
+                now = time.monotonic()
+                if now >= deadline:
+                    where = f" (during {name(current)})" if current is not None else ""
+                    killed_for = ("timeout", f"the notebook ran longer than its limit of "
+                                  f"{limits.notebook_seconds:g} s{where}")
+                    kill_all()
+                    break
+                if current is not None:
+                    lim = cell_limits[current] if current < len(cell_limits) else limits.cell_seconds
+                    if interrupted_at is None and now >= cell_started + lim:
+                        out.interrupted.append(current)
+                        interrupted_at = now
+                        if driver_pid:
+                            try:
+                                os.kill(driver_pid, signal.SIGINT)
+                            except OSError:
+                                pass
+                    elif interrupted_at is not None and now >= interrupted_at + limits.interrupt_grace:
+                        killed_for = ("timeout", f"{name(current)} ran longer than its limit of {lim:g} s and did "
+                                      "not stop when interrupted")
+                        kill_all()
+                        break
+                if now >= next_mem:
+                    next_mem = now + 0.5
+                    tree = descendants(proc.pid) if self.mode == "bwrap" else [proc.pid] + descendants(proc.pid)
+                    if sum(_rss(p) for p in tree) > limits.tree_rss_bytes:
+                        killed_for = ("crashed", f"the notebook's processes used more than "
+                                      f"{limits.tree_rss_bytes >> 20} MiB of memory together")
+                        kill_all()
+                        break
+        finally:
+            sel.close()
+            os.close(r_fd)
+            if not killed_for:  # let it end by itself (its exit status tells how it ended)
+                try:
+                    proc.wait(timeout=3)
+                except subprocess.TimeoutExpired:
+                    pass
+            # whatever happened, nothing of this submission survives it
+            kill_all()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            for t in threads:
+                t.join(timeout=5)
+            with self._lock:
+                self._running.discard(proc)
+            if tmp_home:
+                shutil.rmtree(tmp_home, ignore_errors=True)
+        out.wall = time.monotonic() - start
+        out.output = low_output.decode("utf-8", "replace")
+        if low_total[0] > len(low_output):
+            out.output += f"\n[... {low_total[0] - len(low_output)} more bytes of output not kept]"
+        if killed_for:
+            out.status, out.reason = killed_for
+        elif done:
+            out.status = "timeout" if out.interrupted else "ok"
+            if out.interrupted:
+                out.reason = ("interrupted after its time limit: " + ", ".join(name(i) for i in out.interrupted)
+                              + " (the notebook went on)")
+        else:
+            rc = proc.returncode
+            how = (f"was killed by signal {-rc} ({signal.Signals(-rc).name})" if rc is not None and rc < 0
+                   else f"exited with code {rc}")
+            if self.mode == "bwrap" and rc is not None and rc > 128:
+                how = f"was killed by signal {rc - 128} ({_signame(rc - 128)})"
+            where = f" while running {name(out.last_cell)}" if out.last_cell is not None else " before running any cell"
+            out.status = "crashed"
+            out.reason = f"the notebook's process {how}{where}"
+            if not out.events:
+                tail = out.output.strip().splitlines()[-3:]
+                if tail:
+                    out.reason += ": " + " | ".join(tail)[:500]
+        return out
+
+    def _find_driver(self, root: int) -> int | None:
+        """The driver's pid as seen from here (bubblewrap's own processes carry the same arguments)."""
+        python = os.path.realpath(sys.executable)
+        for p in descendants(root):
+            try:
+                if os.path.realpath(f"/proc/{p}/exe") == python:
+                    return p
+            except OSError:
+                pass
+        return None
+
+
+def _signame(n: int) -> str:
+    try:
+        return signal.Signals(n).name
+    except ValueError:
+        return "?"
