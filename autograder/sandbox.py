@@ -268,6 +268,9 @@ class Sandbox:
                 args += ["--ro-bind", f, f]
         if os.path.isdir("/etc/fonts"):
             args += ["--ro-bind", "/etc/fonts", "/etc/fonts"]
+        # /tmp first: a tmpfs mounted after the read-only binds would hide any of them that lives under /tmp
+        # (a checkout or virtual environment in /tmp, as CI clones often are).
+        args += ["--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
         dirs = set()
         binds = self._ro_paths()
         targets = [str(p) for p in binds] + [IN_SANDBOX_DRIVER, IN_SANDBOX_MPL, HOME]
@@ -283,7 +286,6 @@ class Sandbox:
         if self._mpl_cache:
             args += ["--ro-bind", str(self._mpl_cache), IN_SANDBOX_MPL]
         args += ["--proc", "/proc", "--dev", "/dev",
-                 "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
                  "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", HOME,
                  "--perms", "1777", "--size", str(64 << 20), "--tmpfs", "/dev/shm",
                  "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
