@@ -755,7 +755,8 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             _exit(0)
         emit({"ev": "cell_end", "i": index, "seconds": round(_now() - t0, 4), "error": error,
               "stdout": out.text(), "stdout_chars": out.total, "stderr": err.text(), "stderr_chars": err.total})
-    emit({"ev": "done"})
+    _t = os.times()
+    emit({"ev": "done", "cpu": round(_t.user + _t.system + _t.children_user + _t.children_system, 3)})
     sys.stdout.flush()
     _exit(0)
 

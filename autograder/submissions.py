@@ -26,7 +26,7 @@ log = logging.getLogger("autograder")
 DEFAULT_ZIP_REGEXP = (r"^(?:.*[/_])?(?P<student_id>[^/_]+)_attempt_(?P<timestamp>[0-9\-]+)_(?P<file_id>[^/]+)$")
 MAX_FILE = 64 << 20
 MAX_STUDENT = 256 << 20
-MAX_ARCHIVE = 8 << 30
+MAX_ARCHIVE = 2 << 30
 _STUDENT_ID = re.compile(r"[^\x00-\x1f\x7f/\\]{1,128}")
 
 
