@@ -293,3 +293,25 @@ def test_bf16_autocast_path_runs():
     loss.backward()
     assert logits.dtype == torch.bfloat16 and loss.dtype == torch.float32 and torch.isfinite(loss)
     assert len(hyps) == 3 and len(greedy) == 3
+
+
+def test_bf16_probe_and_fallback(monkeypatch):
+    """On CUDA, bf16 autocast is probed once; a stack where it fails trains in float32 with a warning."""
+    from seqcourse.nmt import train as train_mod
+
+    train_mod._probe_bf16(torch.device("cpu"))          # the probe itself runs (CPU autocast, same dtype mixing)
+    assert not train_mod.bf16_works("cpu") and not train_mod.autocast("cpu")._enabled   # float32 on a CPU
+
+    def broken(device):
+        raise RuntimeError("cuDNN error: CUDNN_STATUS_NOT_SUPPORTED\nmore")
+
+    monkeypatch.setattr(train_mod, "_probe_bf16", broken)
+    monkeypatch.setattr(train_mod, "_BF16_WORKS", {})
+    with pytest.warns(UserWarning, match="bf16 autocast does not work on cuda:3 .*CUDNN_STATUS_NOT_SUPPORTED"):
+        assert train_mod.bf16_works("cuda:3") is False
+    assert train_mod.bf16_works("cuda:3") is False      # cached: probed once
+    monkeypatch.setattr(train_mod, "_probe_bf16", lambda device: None)
+    monkeypatch.setattr(train_mod, "_BF16_WORKS", {})
+    assert train_mod.bf16_works("cuda:3") is True
+    with pytest.raises(ValueError, match="precision"):
+        train_mod.autocast("cpu", "fp16")

@@ -103,9 +103,53 @@ def dev_loss(model, examples, batch_size, device) -> float:
     return total / max(count, 1)
 
 
-def autocast(device):
+_BF16_WORKS: dict[str, bool] = {}
+
+
+def bf16_works(device) -> bool:
+    """Whether this model trains under bf16 autocast on ``device`` (probed once per device, CUDA only).
+
+    The encoder's LSTM runs in cuDNN, whose RNNs take bf16 only from cuDNN 9.13 on (pytorch/pytorch#164411); an
+    older stack may raise at the first batch. One training step and one decoding of a tiny model find out before
+    training starts, and training then falls back to float32 with a warning instead of failing.
+    """
     device = torch.device(device)
-    return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+    if device.type != "cuda":
+        return False
+    key = str(device)
+    if key not in _BF16_WORKS:
+        try:
+            _probe_bf16(device)
+            _BF16_WORKS[key] = True
+        except RuntimeError as exc:                                        # e.g. a cuDNN without bf16 RNNs
+            import warnings
+
+            warnings.warn(f"bf16 autocast does not work on {key} ({str(exc).splitlines()[0]}); "
+                          "training in float32")
+            _BF16_WORKS[key] = False
+    return _BF16_WORKS[key]
+
+
+def _probe_bf16(device) -> None:
+    """Train a tiny model for one step and decode with it under bf16 autocast on ``device``; raises if it fails."""
+    tiny = NMT(12, 12, 8, 8, 0.0).to(device)
+    src = torch.tensor([[4, 5, 6], [7, 8, PAD]], device=device)                 # (2, 3)
+    tgt = torch.tensor([[1, 4, 5, 2], [1, 6, 2, PAD]], device=device)           # (2, 4)
+    with torch.autocast(device_type=device.type, dtype=torch.bfloat16):
+        logits = tiny(src, torch.tensor([3, 2]), tgt[:, :-1])                    # (2, 3, 12)
+        translate_ids(tiny, src, torch.tensor([3, 2]), 2, 1.0)
+    masked_loss(logits, tgt[:, 1:]).backward()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def autocast(device, precision: str = "auto"):
+    """bf16 autocast on CUDA (``precision`` "auto": where :func:`bf16_works`; "bf16": always), else float32."""
+    device = torch.device(device)
+    if precision not in ("auto", "bf16", "fp32"):
+        raise ValueError(f"precision must be auto, bf16 or fp32, not {precision!r}")
+    enabled = device.type == "cuda" and (precision == "bf16" or (precision == "auto" and bf16_works(device)))
+    return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=enabled)
 
 
 # ---------------------------------------------------------------------------------------------- checkpoints
@@ -142,8 +186,9 @@ def train(cfg: Config, data_path=None, out_dir="runs/nmt", resume: bool = False,
     set_seed(cfg.seed)
     data = prepare_data(cfg, data_path)
     src_vocab, tgt_vocab, examples = data["src_vocab"], data["tgt_vocab"], data["train"]
+    bf16 = device.type == "cuda" and (cfg.precision == "bf16" or (cfg.precision == "auto" and bf16_works(device)))
     say(f"{cfg.corpus}: {len(examples)} training pairs, {len(data['dev'])} dev, {len(data['test'])} test; "
-        f"vocabularies {len(src_vocab)} / {len(tgt_vocab)}; device {device}")
+        f"vocabularies {len(src_vocab)} / {len(tgt_vocab)}; device {device}{' (bf16 autocast)' if bf16 else ''}")
     dev_examples = encode_pairs(data["dev"], src_vocab, tgt_vocab, cfg.lowercase)
     model = build_model(cfg, src_vocab, tgt_vocab).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
@@ -191,7 +236,7 @@ def train(cfg: Config, data_path=None, out_dir="runs/nmt", resume: bool = False,
         window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
         for b in range(state["batch"], len(batches)):
             src, src_len, tgt = (x.to(device) for x in collate([examples[i] for i in batches[b]]))
-            with autocast(device):
+            with autocast(device, cfg.precision):
                 logits = model(src, src_len, tgt[:, :-1])                   # (B, Ty, V): teacher forcing
             loss = masked_loss(logits, tgt[:, 1:], cfg.label_smoothing)     # targets y_1 .. <eos>
             optimizer.zero_grad(set_to_none=True)
@@ -236,6 +281,8 @@ def train(cfg: Config, data_path=None, out_dir="runs/nmt", resume: bool = False,
     every = max(1, len(data["test"]) // 12)
     metrics = {
         "config": cfg.to_dict(), "device": str(device), "torch": torch.__version__,
+        "bf16": torch.device(device).type == "cuda" and (cfg.precision == "bf16" or
+                                                        (cfg.precision == "auto" and bf16_works(device))),
         "train_pairs": len(examples), "dev_pairs": len(data["dev"]), "test_pairs": len(data["test"]),
         "test_sources": len(hyps), "src_vocab": len(src_vocab), "tgt_vocab": len(tgt_vocab),
         "parameters": sum(p.numel() for p in model.parameters()),
@@ -298,10 +345,13 @@ def main(argv=None):
     p.add_argument("--tgt-lang")
     p.add_argument("--train-max", type=int)
     p.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
+    p.add_argument("--precision", choices=["auto", "bf16", "fp32"],
+                   help="auto (default): bf16 autocast on CUDA where it works, else float32")
     p.add_argument("--seed", type=int)
     a = p.parse_args(argv)
     cfg = get_config(a.config, minutes=a.minutes, epochs=a.epochs, batch_size=a.batch_size, lr=a.lr,
-                     corpus=a.corpus, src_lang=a.src_lang, tgt_lang=a.tgt_lang, train_max=a.train_max, seed=a.seed)
+                     corpus=a.corpus, src_lang=a.src_lang, tgt_lang=a.tgt_lang, train_max=a.train_max, seed=a.seed,
+                     precision=a.precision)
     train(cfg, a.data, a.out or f"runs/nmt-{a.config}", resume=a.resume, device=a.device)
 
 
