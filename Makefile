@@ -17,7 +17,7 @@ TORCH_PIP_ARGS ?=
 export SEQCOURSE_PROGRESS ?= 0
 export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
-.PHONY: setup book test exercises clean
+.PHONY: set-url setup book test exercises clean
 
 setup: $(VENV)/.installed
 
@@ -39,6 +39,15 @@ exercises: setup
 	cd autograder && for a in ../solutions/*/; do \
 	  PATH="$(CURDIR)/$(BIN):$$PATH" ../$(BIN)/python -m nbgrader generate_assignment "$$(basename $$a)" --force || exit 1; \
 	done
+
+# Publishing: point the book's repository link and the exercises' Colab install line at the real repository,
+# e.g. make set-url URL=https://github.com/ORG/REPO (then commit solutions/, exercises/ and _config.yml).
+CURRENT_URL = $(shell sed -n 's/^  url: //p' _config.yml)
+set-url:
+	@test -n "$(URL)" || { echo "usage: make set-url URL=https://github.com/ORG/REPO" >&2; exit 2; }
+	@echo "$(URL)" | grep -Eq '^https://[A-Za-z0-9._/-]+$$' || { echo "error: URL must be https://host/owner/repo" >&2; exit 2; }
+	grep -rlF "$(CURRENT_URL)" _config.yml solutions | xargs sed -i "s#$(CURRENT_URL)#$(URL)#g"
+	$(MAKE) exercises
 
 clean:
 	rm -rf _build .cache .pytest_cache
