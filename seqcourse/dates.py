@@ -149,7 +149,7 @@ def add_context(pairs: Sequence[tuple[str, str]], min_words: int = 0, max_words:
     ``"2 nov. 1999 | Berlin 14:00 room"`` -> still ``"1999-11-02"``.
 
     The date comes first, so an encoder that reads left to right must carry it through the filler to its
-    final state: the longer the filler, the harder that is. This is the chapter 6 length experiment; with
+    final state: the longer the filler, the harder that is. This is the length experiment of chapter 7; with
     ``max_words=0`` the pairs come back unchanged.
     """
     if not (isinstance(min_words, int) and isinstance(max_words, int) and 0 <= min_words <= max_words):
