@@ -104,7 +104,7 @@ def naive_throughput(model, examples, cfg, device, pairs: int, warmup: int = 5) 
         opt.zero_grad(set_to_none=True)
         with autocast(device):
             h, state = model.encode(src, torch.tensor([len(ex.src)]))         # (1, Tx, 2H)
-            h_proj, mask = model.W_attProj(h), torch.ones(1, len(ex.src), dtype=torch.bool, device=device)
+            h_proj, mask = model.project_keys(h), torch.ones(1, len(ex.src), dtype=torch.bool, device=device)
             o = h.new_zeros(1, model.hidden_size)
             loss = 0.0
             for t in range(len(tgt) - 1):                                      # one target word at a time

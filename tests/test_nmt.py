@@ -315,3 +315,22 @@ def test_bf16_probe_and_fallback(monkeypatch):
     assert train_mod.bf16_works("cuda:3") is True
     with pytest.raises(ValueError, match="precision"):
         train_mod.autocast("cpu", "fp16")
+
+
+def test_attention_scale_divides_the_energies_by_sqrt_h():
+    """att_scale=True (the default) is CS224N's model with e = d^T W h / sqrt(H); False is CS224N's form."""
+    scaled, src, src_len = _model_and_batch()
+    plain = NMT(13, 11, embed_size=6, hidden_size=8, dropout=0.0, att_scale=False).eval()
+    plain.load_state_dict(scaled.state_dict())
+    h, _ = scaled.encode(src, src_len)
+    assert torch.allclose(scaled.project_keys(h) * 8 ** 0.5, plain.project_keys(h), atol=1e-6)
+    tgt_in = torch.tensor([[1, 4, 5, 6], [1, 7, 0, 0], [1, 8, 9, 0]])
+    _, a_scaled = scaled(src, src_len, tgt_in, return_attention=True)
+    _, a_plain = plain(src, src_len, tgt_in, return_attention=True)
+    assert not torch.allclose(a_scaled, a_plain)
+    # the same step by hand: softmax of d_t^T W h_s / sqrt(H) over the real source positions
+    d0, c0 = scaled.encode(src, src_len)[1]
+    d1, _ = scaled.decoder(torch.cat([scaled.tgt_embed(tgt_in[:, 0]), torch.zeros(3, 8)], -1), (d0, c0))
+    e = torch.einsum("bh,bsh->bs", d1, scaled.W_attProj(h)) / 8 ** 0.5
+    want = torch.softmax(e.masked_fill(src == 0, float("-inf")), -1)
+    assert torch.allclose(a_scaled[:, 0], want, atol=1e-6)

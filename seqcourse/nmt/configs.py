@@ -22,6 +22,7 @@ class Config:
     embed_size: int = 256
     hidden_size: int = 512
     dropout: float = 0.3
+    att_scale: bool = True           # attention energies divided by sqrt(H); False: CS224N's unscaled form
     # optimisation
     batch_size: int = 128
     lr: float = 1e-3
@@ -57,7 +58,7 @@ CONFIGS = {
                            minutes=10, epochs=20, dev_max=1014),
     # a laptop CPU: a small model that translates short sentences after tens of minutes
     "laptop": Config(embed_size=96, hidden_size=128, dropout=0.1, max_vocab=8000, max_len=12, batch_size=64,
-                     lr=2e-3, lr_decay=0.7, label_smoothing=0.0, epochs=4, evals_per_epoch=4, dev_max=500,
+                     lr=2e-3, lr_decay=0.8, label_smoothing=0.0, epochs=8, evals_per_epoch=4, dev_max=500,
                      log_every=25, checkpoint_every=200, beam_size=4),
     # the tests: seconds on a CPU, on 2000 of the shortest pairs; it really trains (the loss goes down)
     "smoke": Config(embed_size=32, hidden_size=48, dropout=0.0, min_freq=1, max_len=6, train_max=2000,

@@ -16,7 +16,7 @@ from .data import EOS, PAD, SOS
 
 def _start(model, src, src_len):
     h, state = model.encode(src, src_len)                    # (B, Tx, 2H), (d_0, c_0)
-    return h, model.W_attProj(h), src != PAD, state           # h_proj (B, Tx, H), mask (B, Tx)
+    return h, model.project_keys(h), src != PAD, state        # h_proj (B, Tx, H), mask (B, Tx)
 
 
 def _never_pad_or_sos(scores: torch.Tensor) -> torch.Tensor:

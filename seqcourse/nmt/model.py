@@ -9,12 +9,18 @@ Encoder, for source positions s = 1..Tx (a bidirectional LSTM over the embedding
 Decoder step t = 1..Ty (input feeding: the previous combined output goes back in, zero at t = 1):
 
     d_t, c_t  = LSTMCell([E_y[y_{t-1}] ; tilde d_{t-1}], (d_{t-1}, c_{t-1}))
-    e_{t,s}   = d_t^T W_attProj h_s                 (padded source positions: -inf)
+    e_{t,s}   = d_t^T W_attProj h_s / sqrt(H)       (padded source positions: -inf; att_scale=False: no sqrt(H))
     alpha_t   = softmax_s(e_t)
     a_t       = sum_s alpha_{t,s} h_s               (2H)
     u_t       = [a_t ; d_t]                         (3H)
     tilde d_t = Dropout(tanh(W_u u_t))              (H)
     P_t       = softmax(W_vocab tilde d_t)          (V)
+
+CS224N's assignment leaves the energies unscaled. Dividing them by sqrt(H), as scaled dot-product attention
+does (chapter 8), keeps the softmax from saturating during training: unscaled, the model trained on Tatoeba
+put all its attention on the final punctuation mark and reached half the BLEU (chapter 9 shows the
+measurement). ``att_scale=False`` gives CS224N's form. The scale is applied to the projected keys,
+``h_proj = W_attProj h / sqrt(H)`` (:meth:`NMT.project_keys`), so that one decoder step is the same either way.
 """
 from __future__ import annotations
 
@@ -28,10 +34,11 @@ from .data import PAD
 
 class NMT(nn.Module):
     def __init__(self, src_vocab_size: int, tgt_vocab_size: int, embed_size: int = 256, hidden_size: int = 512,
-                 dropout: float = 0.3):
+                 dropout: float = 0.3, att_scale: bool = True):
         super().__init__()
         D, H = embed_size, hidden_size
         self.hidden_size = H
+        self.att_scale = att_scale                            # divide the attention energies by sqrt(H)
         self.src_embed = nn.Embedding(src_vocab_size, D, padding_idx=PAD)
         self.tgt_embed = nn.Embedding(tgt_vocab_size, D, padding_idx=PAD)
         self.encoder = nn.LSTM(D, H, batch_first=True, bidirectional=True)
@@ -55,12 +62,17 @@ class NMT(nn.Module):
         c0 = self.W_c(torch.cat([c_n[1], c_n[0]], dim=-1))                       # (B, H)
         return h, (d0, c0)
 
+    def project_keys(self, h: torch.Tensor) -> torch.Tensor:
+        """h (B, Tx, 2H) -> h_proj = W_attProj h (B, Tx, H), divided by sqrt(H) if ``att_scale``; once per sentence."""
+        h_proj = self.W_attProj(h)                                               # (B, Tx, H)
+        return h_proj / self.hidden_size ** 0.5 if self.att_scale else h_proj
+
     def step(self, y_emb, o_prev, state, h, h_proj, mask):
         """One decoder step. y_emb (B, D), o_prev (B, H), state (d, c) each (B, H), h (B, Tx, 2H),
-        h_proj = W_attProj h (B, Tx, H), mask (B, Tx) True at real tokens.
+        h_proj = :meth:`project_keys` (h) (B, Tx, H), mask (B, Tx) True at real tokens.
         Returns the new (d_t, c_t), tilde d_t (B, H) and alpha_t (B, Tx)."""
         d, c = self.decoder(torch.cat([y_emb, o_prev], dim=-1), state)          # (B, H) each
-        e = torch.bmm(h_proj, d.unsqueeze(2)).squeeze(2)                         # (B, Tx): d_t^T W h_s
+        e = torch.bmm(h_proj, d.unsqueeze(2)).squeeze(2)                         # (B, Tx): d_t^T W h_s (/ sqrt(H))
         e = e.masked_fill(~mask, float("-inf"))
         alpha = torch.softmax(e, dim=-1)                                         # (B, Tx)
         a = torch.bmm(alpha.unsqueeze(1), h).squeeze(1)                          # (B, 2H)
@@ -70,7 +82,7 @@ class NMT(nn.Module):
     def forward(self, src, src_len, tgt_in, return_attention: bool = False):
         """Teacher forcing. tgt_in (B, Ty) = <sos> y_1 .. y_{Ty-1} -> logits (B, Ty, V) (and alpha (B, Ty, Tx))."""
         h, state = self.encode(src, src_len)                                     # (B, Tx, 2H)
-        h_proj = self.W_attProj(h)                                               # (B, Tx, H)
+        h_proj = self.project_keys(h)                                            # (B, Tx, H)
         mask = src != PAD                                                        # (B, Tx)
         y = self.tgt_embed(tgt_in)                                               # (B, Ty, D)
         o = h.new_zeros(src.shape[0], self.hidden_size)                          # tilde d_0 = 0

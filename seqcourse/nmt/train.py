@@ -41,7 +41,7 @@ def prepare_data(cfg: Config, data_path=None) -> dict:
 
 
 def build_model(cfg: Config, src_vocab: Vocab, tgt_vocab: Vocab) -> NMT:
-    return NMT(len(src_vocab), len(tgt_vocab), cfg.embed_size, cfg.hidden_size, cfg.dropout)
+    return NMT(len(src_vocab), len(tgt_vocab), cfg.embed_size, cfg.hidden_size, cfg.dropout, cfg.att_scale)
 
 
 # ---------------------------------------------------------------------------------------------- evaluation
@@ -164,7 +164,7 @@ def save_checkpoint(path, model, optimizer, state: dict, cfg: Config, src_vocab:
 def load_model(path, device="cpu"):
     """``(model, src_vocab, tgt_vocab, config)`` from a checkpoint written by :func:`train`."""
     ck = torch.load(path, map_location=device, weights_only=False)
-    cfg = Config.from_dict(ck["config"])
+    cfg = Config.from_dict({"att_scale": False, **ck["config"]})   # checkpoints from before att_scale: unscaled
     src_vocab, tgt_vocab = Vocab(ck["src_vocab"]), Vocab(ck["tgt_vocab"])
     model = build_model(cfg, src_vocab, tgt_vocab).to(device)
     model.load_state_dict(ck["model"])
@@ -312,12 +312,14 @@ def plot_history(metrics: dict, path):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     tr, dv = metrics["history"]["train"], metrics["history"]["dev"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
     ax1.plot([r["step"] for r in tr], [r["loss"] for r in tr], label="train")
     ax1.plot([r["step"] for r in dv], [r["loss"] for r in dv], "o-", label="dev")
     ax1.set(xlabel="step", ylabel="cross-entropy per token")
+    ax1.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x / 1000:g}k" if x >= 1000 else f"{x:g}"))
     ax1.legend()
     ax2.plot([r["seconds"] / 60 for r in dv], [r["bleu"] for r in dv], "o-")
     ax2.set(xlabel="minutes of training", ylabel="dev BLEU (greedy)")
@@ -348,10 +350,12 @@ def main(argv=None):
     p.add_argument("--precision", choices=["auto", "bf16", "fp32"],
                    help="auto (default): bf16 autocast on CUDA where it works, else float32")
     p.add_argument("--seed", type=int)
+    p.add_argument("--no-att-scale", action="store_true",
+                   help="CS224N's unscaled attention energies (default: divided by sqrt(H), see chapter 9)")
     a = p.parse_args(argv)
     cfg = get_config(a.config, minutes=a.minutes, epochs=a.epochs, batch_size=a.batch_size, lr=a.lr,
                      corpus=a.corpus, src_lang=a.src_lang, tgt_lang=a.tgt_lang, train_max=a.train_max, seed=a.seed,
-                     precision=a.precision)
+                     precision=a.precision, att_scale=False if a.no_att_scale else None)
     train(cfg, a.data, a.out or f"runs/nmt-{a.config}", resume=a.resume, device=a.device)
 
 
