@@ -179,7 +179,7 @@ def main(argv=None):
     print("minutes of training until the dev BLEU first reaches:")
     for ms in milestones:
         hit = next((r for r in m["history"]["dev"] if r["bleu"] >= ms), None)
-        print(f"  BLEU {ms:4.0f}: " + (f"{hit['seconds'] / 60:6.2f} min" if hit else "not reached"))
+        print(f"  BLEU {ms:4g}: " + (f"{hit['seconds'] / 60:6.2f} min" if hit else "not reached"))
     print(f"\n## test ({m['test_pairs']} pairs, {m['test_sources']} distinct sources)")
     print(f"sacreBLEU, beam {cfg.beam_size}: {m['test_bleu']:.2f}   greedy: {m['test_bleu_greedy']:.2f}   "
           f"beam, all references of a source together: {m['test_bleu_multi_ref']:.2f}")

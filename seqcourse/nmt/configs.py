@@ -60,6 +60,11 @@ CONFIGS = {
     "laptop": Config(embed_size=96, hidden_size=128, dropout=0.1, max_vocab=8000, max_len=12, batch_size=64,
                      lr=2e-3, lr_decay=0.8, label_smoothing=0.0, epochs=8, evals_per_epoch=4, dev_max=500,
                      log_every=25, checkpoint_every=200, beam_size=4),
+    # Multi30k German -> English on a CPU: the laptop model, a little wider, regularised for 29,000 pairs
+    "laptop-multi30k": Config(corpus="multi30k", src_lang="de", tgt_lang="en", lowercase=True, max_len=40,
+                              embed_size=128, hidden_size=192, dropout=0.3, max_vocab=8000, batch_size=64,
+                              lr=2e-3, lr_decay=0.85, label_smoothing=0.0, epochs=10, evals_per_epoch=1,
+                              dev_max=1014, log_every=25, checkpoint_every=200, beam_size=5),
     # the tests: seconds on a CPU, on 2000 of the shortest pairs; it really trains (the loss goes down)
     "smoke": Config(embed_size=32, hidden_size=48, dropout=0.0, min_freq=1, max_len=6, train_max=2000,
                     dev_max=60, test_max=60, batch_size=32, lr=3e-3, lr_decay=1.0, label_smoothing=0.0,
