@@ -36,7 +36,7 @@ from seqcourse import get_device, set_seed
 from seqcourse.nmt.configs import CONFIGS, get_config
 from seqcourse.nmt.data import PAD, bucket_batches, collate
 from seqcourse.nmt.model import masked_loss
-from seqcourse.nmt.train import autocast, bf16_works, build_model, prepare_data, train
+from seqcourse.nmt.train import autocast, build_model, prepare_data, train, uses_bf16
 
 TARGETS = {"gpu": ("Tatoeba en-fr test sacreBLEU >= 35 within 10 minutes on one H100", 35.0),
            "gpu-multi30k": ("Multi30k de-en test BLEU > 28.3 (bentrevett/pytorch-seq2seq, GRU + attention)", 28.3)}
@@ -161,7 +161,7 @@ def main(argv=None):
     slow = naive_throughput(build_model(cfg, data["src_vocab"], data["tgt_vocab"]).to(device), examples, cfg,
                             device, a.naive_pairs)
     print("\n## training throughput (target tokens per second)")
-    label = f"batched (bucketing, packing, batch {cfg.batch_size}{', bf16' if bf16_works(device) else ''})"
+    label = f"batched (bucketing, packing, batch {cfg.batch_size}{', bf16' if uses_bf16(device) else ''})"
     print(f"{label:58s}{fast:10,.0f}")
     print(f"{'one pair at a time (PyTorch-tutorial style)':58s}{slow:10,.0f}")
     print(f"{'speed-up':58s}{fast / slow:9.1f}x")

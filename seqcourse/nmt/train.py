@@ -143,13 +143,19 @@ def _probe_bf16(device) -> None:
         torch.cuda.synchronize(device)
 
 
-def autocast(device, precision: str = "auto"):
-    """bf16 autocast on CUDA (``precision`` "auto": where :func:`bf16_works`; "bf16": always), else float32."""
-    device = torch.device(device)
+def uses_bf16(device, precision: str = "auto") -> bool:
+    """Whether the model runs under bf16 autocast: on CUDA only, with ``precision`` "bf16" always and "auto"
+    where :func:`bf16_works`; "fp32" never."""
     if precision not in ("auto", "bf16", "fp32"):
         raise ValueError(f"precision must be auto, bf16 or fp32, not {precision!r}")
-    enabled = device.type == "cuda" and (precision == "bf16" or (precision == "auto" and bf16_works(device)))
-    return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=enabled)
+    device = torch.device(device)
+    return device.type == "cuda" and (precision == "bf16" or (precision == "auto" and bf16_works(device)))
+
+
+def autocast(device, precision: str = "auto"):
+    """bf16 autocast where :func:`uses_bf16`, else a no-op (float32)."""
+    device = torch.device(device)
+    return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=uses_bf16(device, precision))
 
 
 # ---------------------------------------------------------------------------------------------- checkpoints
@@ -186,7 +192,7 @@ def train(cfg: Config, data_path=None, out_dir="runs/nmt", resume: bool = False,
     set_seed(cfg.seed)
     data = prepare_data(cfg, data_path)
     src_vocab, tgt_vocab, examples = data["src_vocab"], data["tgt_vocab"], data["train"]
-    bf16 = device.type == "cuda" and (cfg.precision == "bf16" or (cfg.precision == "auto" and bf16_works(device)))
+    bf16 = uses_bf16(device, cfg.precision)
     say(f"{cfg.corpus}: {len(examples)} training pairs, {len(data['dev'])} dev, {len(data['test'])} test; "
         f"vocabularies {len(src_vocab)} / {len(tgt_vocab)}; device {device}{' (bf16 autocast)' if bf16 else ''}")
     dev_examples = encode_pairs(data["dev"], src_vocab, tgt_vocab, cfg.lowercase)
@@ -281,8 +287,7 @@ def train(cfg: Config, data_path=None, out_dir="runs/nmt", resume: bool = False,
     every = max(1, len(data["test"]) // 12)
     metrics = {
         "config": cfg.to_dict(), "device": str(device), "torch": torch.__version__,
-        "bf16": torch.device(device).type == "cuda" and (cfg.precision == "bf16" or
-                                                        (cfg.precision == "auto" and bf16_works(device))),
+        "bf16": bf16,
         "train_pairs": len(examples), "dev_pairs": len(data["dev"]), "test_pairs": len(data["test"]),
         "test_sources": len(hyps), "src_vocab": len(src_vocab), "tgt_vocab": len(tgt_vocab),
         "parameters": sum(p.numel() for p in model.parameters()),
