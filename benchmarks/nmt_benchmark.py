@@ -74,7 +74,7 @@ def batched_throughput(model, examples, cfg, device, steps: int, warmup: int = 3
             sync(device)
             start, tokens = time.perf_counter(), 0
         src, src_len, tgt = (x.to(device) for x in collate([examples[j] for j in idx]))
-        with autocast(device):
+        with autocast(device, cfg.precision):
             logits = model(src, src_len, tgt[:, :-1])
         loss = masked_loss(logits, tgt[:, 1:])
         opt.zero_grad(set_to_none=True)
@@ -102,7 +102,7 @@ def naive_throughput(model, examples, cfg, device, pairs: int, warmup: int = 5) 
         src = torch.tensor([ex.src], device=device)                            # (1, Tx)
         tgt = torch.tensor(ex.tgt, device=device)                              # (Ty + 1,)
         opt.zero_grad(set_to_none=True)
-        with autocast(device):
+        with autocast(device, cfg.precision):
             h, state = model.encode(src, torch.tensor([len(ex.src)]))         # (1, Tx, 2H)
             h_proj, mask = model.project_keys(h), torch.ones(1, len(ex.src), dtype=torch.bool, device=device)
             o = h.new_zeros(1, model.hidden_size)
@@ -161,7 +161,7 @@ def main(argv=None):
     slow = naive_throughput(build_model(cfg, data["src_vocab"], data["tgt_vocab"]).to(device), examples, cfg,
                             device, a.naive_pairs)
     print("\n## training throughput (target tokens per second)")
-    label = f"batched (bucketing, packing, batch {cfg.batch_size}{', bf16' if uses_bf16(device) else ''})"
+    label = f"batched (bucketing, packing, batch {cfg.batch_size}{', bf16' if uses_bf16(device, cfg.precision) else ''})"
     print(f"{label:58s}{fast:10,.0f}")
     print(f"{'one pair at a time (PyTorch-tutorial style)':58s}{slow:10,.0f}")
     print(f"{'speed-up':58s}{fast / slow:9.1f}x")

@@ -47,7 +47,7 @@ def build_model(cfg: Config, src_vocab: Vocab, tgt_vocab: Vocab) -> NMT:
 # ---------------------------------------------------------------------------------------------- evaluation
 @torch.no_grad()
 def translate_sentences(model, sentences, src_vocab, tgt_vocab, lowercase=False, beam_size=1, alpha=1.0,
-                        batch_size=64, device="cpu") -> list[str]:
+                        batch_size=64, device="cpu", precision="auto") -> list[str]:
     """Translate raw sentences (batched, sorted by length for little padding) into detokenised text."""
     model.eval()
     ids = [src_vocab.encode(tokenize(s, lowercase)) or [UNK] for s in sentences]   # an empty line is <unk>
@@ -57,7 +57,7 @@ def translate_sentences(model, sentences, src_vocab, tgt_vocab, lowercase=False,
         chunk = order[k:k + batch_size]
         src = pad([ids[i] for i in chunk]).to(device)                        # (B, Tx)
         src_len = torch.tensor([len(ids[i]) for i in chunk])                # (B,)
-        with autocast(device):
+        with autocast(device, precision):
             hyps = translate_ids(model, src, src_len, beam_size, alpha)
         for i, hyp in zip(chunk, hyps):
             out[i] = detokenize(tgt_vocab.decode(hyp))
@@ -80,7 +80,7 @@ def bleu(model, pairs, src_vocab, tgt_vocab, cfg: Config, beam_size=1, device="c
         refs_of[s].append(t.lower() if cfg.lowercase else t)
     sources = list(refs_of)
     hyps = dict(zip(sources, translate_sentences(model, sources, src_vocab, tgt_vocab, cfg.lowercase, beam_size,
-                                                 cfg.alpha, device=device)))
+                                                 cfg.alpha, device=device, precision=cfg.precision)))
     refs = [t.lower() if cfg.lowercase else t for _, t in pairs]
     single = sacrebleu.corpus_bleu([hyps[s] for s, _ in pairs], [refs]).score
     n = max(len(r) for r in refs_of.values())
@@ -90,12 +90,12 @@ def bleu(model, pairs, src_vocab, tgt_vocab, cfg: Config, beam_size=1, device="c
 
 
 @torch.no_grad()
-def dev_loss(model, examples, batch_size, device) -> float:
+def dev_loss(model, examples, batch_size, device, precision="auto") -> float:
     model.eval()
     total, count = 0.0, 0
     for idx in bucket_batches(examples, batch_size, shuffle=False):
         src, src_len, tgt = (x.to(device) for x in collate([examples[i] for i in idx]))
-        with autocast(device):
+        with autocast(device, precision):
             logits = model(src, src_len, tgt[:, :-1])
         n = int((tgt[:, 1:] != PAD).sum())
         total += masked_loss(logits, tgt[:, 1:]).item() * n
@@ -218,7 +218,7 @@ def train(cfg: Config, data_path=None, out_dir="runs/nmt", resume: bool = False,
     def evaluate(epoch_float):
         """Dev loss and greedy dev BLEU; keeps the best model in model.pt."""
         dev_bleu, _, _ = bleu(model, data["dev"], src_vocab, tgt_vocab, cfg, beam_size=1, device=device)
-        d_loss = dev_loss(model, dev_examples, cfg.batch_size, device)
+        d_loss = dev_loss(model, dev_examples, cfg.batch_size, device, cfg.precision)
         state["dev"].append({"epoch": epoch_float, "step": state["step"], "seconds": elapsed(), "bleu": dev_bleu,
                              "loss": d_loss})
         say(f"epoch {epoch_float:.2f}: dev loss {d_loss:.3f}, dev BLEU (greedy) {dev_bleu:.2f}, "

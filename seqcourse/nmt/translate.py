@@ -36,7 +36,8 @@ def translate(sentences, checkpoint, beam_size: int | None = None, device=None) 
     device = torch.device(device) if device else get_device()
     model, src_vocab, tgt_vocab, cfg = _load(checkpoint, device)
     out = translate_sentences(model, [sentences] if single else list(sentences), src_vocab, tgt_vocab,
-                              cfg.lowercase, beam_size or cfg.beam_size, cfg.alpha, device=device)
+                              cfg.lowercase, beam_size or cfg.beam_size, cfg.alpha, device=device,
+                              precision=cfg.precision)
     return out[0] if single else out
 
 
