@@ -117,13 +117,14 @@ def public_reason(v, tainted: bool) -> str:
         return v.reason
     where = f"line {v.line}: " if v.line else ""
     src = v.src if len(v.src) <= 120 else v.src[:117] + "..."
-    after = " (values are not shown after a hidden test has run: run this test in your notebook to see them)"
+    after = " (values hidden after a hidden test ran; run the test in your notebook to see them)"
     if v.kind == "check":
         return f"{where}the check `{src}` failed{after}"
     if v.kind == "opaque":
         return f"{where}a value in the check `{src}` is not plain data (numbers, tensors, containers of them)"
     if v.kind == "exception":
-        return f"{where}your code raised {exception_name(v.exc_type)}{after}"
+        return (f"{where}your code raised {exception_name(v.exc_type)} (its message is hidden after a hidden test "
+                "ran; run the test in your notebook to see it)")
     if v.kind == "fewer":
         return f"{where}fewer checks ran than with the reference solution: a check was skipped or a loop was cut short"
     return "the test failed" + after
