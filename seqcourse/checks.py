@@ -425,7 +425,8 @@ class _ForbidMode(torch.overrides.TorchFunctionMode):
 
 
 @contextmanager
-def forbid(*targets: str, what: str = "your code", reason: str = "the exercise asks you to write it yourself"):
+def forbid(*targets: str, what: str = "your code", reason: str = "the exercise asks you to write it yourself",
+           if_present: tuple[str, ...] = ()):
     """Inside the ``with`` block, calling any of ``targets`` raises :class:`ForbiddenCall` with the message
     "``what`` must not call ``target``: ``reason``". Everything is restored when the block ends.
 
@@ -433,7 +434,9 @@ def forbid(*targets: str, what: str = "your code", reason: str = "the exercise a
     fails, subclasses included), ``"torch.nn.utils.clip_grad_norm_"`` (a Python function: every reference
     to it fails, also one imported under another name before the block), ``"torch._VF.gru_cell"`` (a
     PyTorch builtin: every alias of it fails, ``torch.gru_cell`` included, also when called from inside
-    PyTorch, e.g. by ``nn.GRUCell.forward``).
+    PyTorch, e.g. by ``nn.GRUCell.forward``). A target that does not exist is an error, except those in
+    ``if_present`` (names that only some PyTorch versions have, e.g. ``"torch.nn.utils.get_total_norm"``),
+    which are forbidden where they exist.
 
     Example::
 
@@ -444,8 +447,13 @@ def forbid(*targets: str, what: str = "your code", reason: str = "the exercise a
     undo: list[Callable[[], None]] = []
     builtin_names: dict[str, str] = {}
     try:
-        for target in targets:
-            owner, attr, obj = _resolve(target)
+        for target in (*targets, *if_present):
+            try:
+                owner, attr, obj = _resolve(target)
+            except ValueError:
+                if target in if_present and target not in targets:
+                    continue
+                raise
             message = f"{what} must not call {target}: {reason}"
             if isinstance(obj, type):
                 for meth in ("__init__", "forward", "__call__"):

@@ -311,3 +311,13 @@ def test_assert_type_accepts_a_type_reference():
     assert_type(1.0, Ref())
     assert_type(torch.tensor(1.0), TRef(), ndim=0)
     _fails("must be a Python float", assert_type, 1, Ref())
+
+
+def test_forbid_if_present():
+    with forbid("torch.nn.utils.clip_grad_norm_", if_present=("torch.nn.utils.no_such_function_in_any_version",
+                                                               "torch.nn.utils.clip_grad_value_")):
+        with pytest.raises(ForbiddenCall):
+            torch.nn.utils.clip_grad_value_([nn.Parameter(torch.zeros(1))], 1.0)
+    with pytest.raises(ValueError):
+        with forbid("torch.nn.utils.no_such_function_in_any_version"):
+            pass
