@@ -260,7 +260,9 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
 
     mistakes: ``{description: value}`` -- values that common mistakes give, e.g.
         ``{"take the softmax over the source axis instead of the target axis": scores.softmax(1)}``;
-        the message quotes the description when ``actual`` matches that value.
+        when ``actual`` matches one, the message says "your values are what you get if you <description>"
+        (a description that starts with a capital letter is quoted as it is). Prefer literal values in
+        visible tests: code that computes a mistake would show students the solution.
     regions:  ``{description: bool mask}`` -- parts of the value, e.g. ``{"the padded steps": pad_mask}``;
         the message says so when every wrong entry lies in one of them.
     """
