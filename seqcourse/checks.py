@@ -37,7 +37,7 @@ __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
-    "use_reference", "deterministic_weights_",
+    "use_reference", "restore_references", "deterministic_weights_",
 ]
 
 
@@ -605,6 +605,8 @@ class use_reference:
         self._filename = sys._getframe(1).f_code.co_filename
         self._saved: dict[str, Any] = {}
         self._restored = False
+        self._refs = dict(references)   # cleared by restore(): a leftover binding then reaches no reference code
+        _ACTIVE.append(self)
         for name, ref in references.items():
             old = namespace.get(name, _MISSING)
             old = getattr(old, "__seqcourse_original__", old)
@@ -631,9 +633,11 @@ class use_reference:
                 f = f.f_back
             return False
 
+        refs = self._refs
+
         def bound(*args, **kwargs):
-            if not self._restored and active():
-                return ref(*args, **kwargs)
+            if name in refs and active():
+                return refs[name](*args, **kwargs)
             if original is _MISSING:
                 raise NameError(f"name {name!r} is not defined")
             return original(*args, **kwargs)
@@ -660,6 +664,10 @@ class use_reference:
         refs = [r for r in self.references.values()]
         for key in [k for k, v in ns.items() if any(v is r for r in refs) and k not in self._saved]:
             del ns[key]
+        self._refs.clear()
+        self.references = {}
+        if self in _ACTIVE:
+            _ACTIVE.remove(self)
         if self._hook is not None:
             events, cb = self._hook
             self._hook = None
@@ -674,6 +682,19 @@ class use_reference:
     def __exit__(self, *exc):
         self.restore()
         return False
+
+
+_ACTIVE: list = []
+
+
+def restore_references() -> None:
+    """Restore every :class:`use_reference` binding that is still in place (the latest first).
+
+    For graders that run test cells outside IPython's ``run_cell`` (where no ``post_run_cell`` event fires):
+    call it after every test cell, so that a test that failed before its ``restore()`` leaves nothing behind.
+    """
+    for r in reversed(list(_ACTIVE)):
+        r.restore()
 
 
 def _ipython():
