@@ -263,6 +263,9 @@ class Options:
     students: list | None = None
     feedback_dir: Path | None = None
     cache_dir: Path | None = None
+    queue: str | None = None          # broker URL (redis://...): distributed mode, see autograder/distributed.py
+    store_url: str | None = None      # distributed mode's shared store (default: the gradebook's db_url)
+    warm: bool = True                 # warm sandboxes: libraries imported once per slot, a fork per submission
 
 
 @dataclass
@@ -297,7 +300,7 @@ def run(opts: Options) -> Summary:  # noqa: C901 - the batch, step by step
         log.info("grading %s from %s (course %s, gradebook %s)", opts.assignment, opts.submissions, course.root,
                  _safe_url(course.db_url))
         cache_dir = Path(opts.cache_dir) if opts.cache_dir else out / "cache"
-        sandbox = Sandbox(opts.sandbox, cache_dir=cache_dir)
+        sandbox = Sandbox(opts.sandbox, cache_dir=cache_dir, warm=opts.warm)
         for w in sandbox.warnings:
             log.warning(w)
             summary.warnings.append(w)
@@ -342,67 +345,42 @@ def run(opts: Options) -> Summary:  # noqa: C901 - the batch, step by step
                                          "status": "missing", "reason": "no submission"})
                 return out_rows
 
-            workers = max(1, opts.workers or os.cpu_count() or 1)
-            slots: queue.Queue = queue.Queue()
-            for i in range(workers):
-                slots.put(i)
+            if opts.queue:   # distributed: workers on any machine grade; results come back here
+                from . import distributed
 
-            def job(student, sub):
-                slot = slots.get()
-                try:
-                    start = time.monotonic()
-                    results = grader.grade_files(sub.files, slot=slot)
-                    return results, time.monotonic() - start
-                finally:
-                    slots.put(slot)
-
+                finished = distributed.grade_remotely(opts, course, grader, todo, settings)
+            else:
+                finished = _grade_locally(grader, todo, max(1, opts.workers or os.cpu_count() or 1))
             done_count = 0
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grader") as pool:
-                pending = {pool.submit(job, s, sub): (s, sub, h) for s, sub, h in todo}
-                try:
-                    while pending:
-                        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                        for fut in finished:
-                            student, sub, h = pending.pop(fut)
-                            try:
-                                results, seconds = fut.result()
-                            except Exception as exc:  # noqa: BLE001 - a grader bug for one submission
-                                log.exception("%s: internal error while grading", student)
-                                results = [NotebookResult(n, "crashed", f"internal grader error: {exc}",
-                                                          tests={}) for n in grader.notebooks]
-                                for r, cnb in zip(results, grader.notebooks.values()):
-                                    from .engine import TestResult
-
-                                    r.tests = {g: TestResult(g, p, 0.0, False, "not graded")
-                                               for g, p in cnb.points.items()}
-                                seconds = 0.0
-                            rec = make_record(student, opts.assignment, h, results, timestamp=sub.timestamp,
-                                              seconds=seconds, problems=sub.problems)
-                            state.append(rec)
-                            try:
-                                gb.record(rec)
-                            except Exception:  # noqa: BLE001 - kept in the state; re-written on the next run
-                                summary.failed_to_record += 1
-                                log.exception("%s: could not write the gradebook (kept in state.jsonl; the next "
-                                              "run writes it)", student)
-                            _write_feedback(feedback_dir, student, opts.assignment, results, grader, rec)
-                            done_count += 1
-                            summary.graded += 1
-                            log.info("[%d/%d] %s: %g/%g %s%s (%.1f s)", done_count, len(todo), student,
-                                     rec["score"], rec["max_score"], rec["status"],
-                                     f" - {rec['reason'][:200]}" if rec["reason"] else "", seconds)
-                            write_csv(rows_path, rows())
-                except KeyboardInterrupt:
-                    log.warning("interrupted: stopping; everything graded so far is saved")
-                    sandbox.abort()
-                    for f in pending:
-                        f.cancel()
-                    raise
+            try:
+                for student, sub, h, results, seconds in finished:
+                    rec = make_record(student, opts.assignment, h, results, timestamp=sub.timestamp,
+                                      seconds=seconds, problems=sub.problems)
+                    state.append(rec)
+                    try:
+                        gb.record(rec)
+                    except Exception:  # noqa: BLE001 - kept in the state; re-written on the next run
+                        summary.failed_to_record += 1
+                        log.exception("%s: could not write the gradebook (kept in state.jsonl; the next "
+                                      "run writes it)", student)
+                    _write_feedback(feedback_dir, student, opts.assignment, results, grader, rec)
+                    done_count += 1
+                    summary.graded += 1
+                    log.info("[%d/%d] %s: %g/%g %s%s (%.1f s)", done_count, len(todo), student,
+                             rec["score"], rec["max_score"], rec["status"],
+                             f" - {rec['reason'][:200]}" if rec["reason"] else "", seconds)
+                    write_csv(rows_path, rows())
+            except KeyboardInterrupt:
+                log.warning("interrupted: stopping; everything graded so far is saved")
+                sandbox.abort()
+                finished.close()
+                raise
             summary.rows = rows()
             write_csv(rows_path, summary.rows)
             state.close()
         finally:
             gb.close()
+            sandbox.close()
         summary.seconds = time.monotonic() - t0
         log.info("done: %d graded, %d unchanged, in %.1f s; grades: %s", summary.graded, summary.skipped,
                  summary.seconds, rows_path)
@@ -410,6 +388,54 @@ def run(opts: Options) -> Summary:  # noqa: C901 - the batch, step by step
     finally:
         log.removeHandler(handler)
         handler.close()
+
+
+def grade_submission(grader: AssignmentGrader, student: str, files: dict, *, slot: int = 0) -> tuple:
+    """THE grading of one submission, for both modes (local threads, distributed workers): ``files``
+    (``{name: bytes}``) -> ``([NotebookResult, ...], seconds)``. Never raises: an internal error of the grader
+    becomes a 'crashed' result for that student, and the batch goes on."""
+    start = time.monotonic()
+    try:
+        return grader.grade_files(files, slot=slot), time.monotonic() - start
+    except Exception as exc:  # noqa: BLE001 - a grader bug for one submission
+        log.exception("%s: internal error while grading", student)
+        from .engine import TestResult
+
+        results = [NotebookResult(n, "crashed", f"internal grader error: {exc}", tests={}) for n in grader.notebooks]
+        for r, cnb in zip(results, grader.notebooks.values()):
+            r.tests = {g: TestResult(g, p, 0.0, False, "not graded") for g, p in cnb.points.items()}
+        return results, 0.0
+
+
+def _grade_locally(grader: AssignmentGrader, todo: list, workers: int):
+    """Local mode: ``workers`` threads, each driving one sandbox slot; yields
+    ``(student, submission, hash, results, seconds)`` as submissions finish."""
+    slots: queue.Queue = queue.Queue()
+    for i in range(workers):
+        slots.put(i)
+
+    def job(student, sub):
+        slot = slots.get()
+        try:
+            return grade_submission(grader, student, sub.files, slot=slot)
+        finally:
+            slots.put(slot)
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grader") as pool:
+        pending = {pool.submit(job, s, sub): (s, sub, h) for s, sub, h in todo}
+        try:
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    student, sub, h = pending.pop(fut)
+                    results, seconds = fut.result()
+                    yield student, sub, h, results, seconds
+        except KeyboardInterrupt:
+            grader.sandbox.abort()   # before the pool waits for its running jobs
+            raise
+        finally:
+            for f in pending:
+                f.cancel()
 
 
 def _write_feedback(root: Path, student: str, assignment: str, results: list, grader, rec: dict) -> None:
