@@ -406,7 +406,9 @@ def grade_remotely(opts, course, grader, todo: list, settings: str, *, poll: flo
         bundle_id, raw = make_bundle(grader, opts, settings)
         store.put_bundle(bundle_id, grader.assignment, grader.fingerprint, raw)
         store.put_submissions(bundle_id, [(h, s, sub.files) for s, sub, h in todo])
-        by_hash = {h: (s, sub) for s, sub, h in todo}
+        by_hash: dict = {}   # students whose files are identical (the untouched notebook...) share one grading
+        for s, sub, h in todo:
+            by_hash.setdefault(h, []).append((s, sub))
         remaining = set(by_hash)
         errors_after = store.last_error_id(bundle_id)
         # results that workers wrote while no submitter was watching (a restarted submitter) come first
@@ -419,21 +421,27 @@ def grade_remotely(opts, course, grader, todo: list, settings: str, *, poll: flo
             early += [r for r in rows if r[1] in remaining]
         ready = {r[1] for r in early}
         app = make_app(opts.queue)
-        to_send = [h for h in sorted(remaining, key=lambda h: by_hash[h][0]) if h not in ready]
+        to_send = [h for h in sorted(remaining, key=lambda h: by_hash[h][0][0]) if h not in ready]
         with app.producer_or_acquire() as producer:
             for h in to_send:
-                app.send_task(TASK, args=[bundle_id, h, by_hash[h][0]], queue=QUEUE, producer=producer,
+                app.send_task(TASK, args=[bundle_id, h, by_hash[h][0][0]], queue=QUEUE, producer=producer,
                               retry=True, retry_policy={"max_retries": None, "interval_start": 1,
                                                         "interval_step": 1, "interval_max": 5})
-        log.info("distributed: %d task(s) queued on %s (bundle %s); %d already graded by workers; results "
-                 "from %s", len(to_send), _safe_broker(opts.queue), bundle_id, len(ready),
+        log.info("distributed: %d task(s) queued on %s (bundle %s; %d submission(s), identical ones graded once); "
+                 "%d already graded by workers; results from %s", len(to_send), _safe_broker(opts.queue),
+                 bundle_id, len(todo), len(ready),
                  _safe_broker(store.url))
         for _id, h, data, seconds, _w in early:
             remaining.discard(h)
-            s, sub = by_hash[h]
-            yield s, sub, h, results_from_data(data), seconds
+            for s, sub in by_hash[h]:
+                yield s, sub, h, results_from_data(data), seconds
         t0 = last_progress = last_note = time.monotonic()
-        done0 = len(by_hash) - len(remaining)
+        total = len(todo)
+
+        def done_students():
+            return total - sum(len(by_hash[h]) for h in remaining)
+
+        done0 = done_students()
         while remaining:
             try:
                 rows = store.results_since(bundle_id, last_id)
@@ -451,16 +459,16 @@ def grade_remotely(opts, course, grader, todo: list, settings: str, *, poll: flo
                 if h in remaining:
                     remaining.discard(h)
                     last_progress = time.monotonic()
-                    s, sub = by_hash[h]
-                    yield s, sub, h, results_from_data(data), seconds
+                    for s, sub in by_hash[h]:
+                        yield s, sub, h, results_from_data(data), seconds
             now = time.monotonic()
             if remaining and not rows:
                 if now - last_note >= 15:
                     last_note = now
-                    done = len(by_hash) - len(remaining)
+                    done = done_students()
                     rate = (done - done0) / (now - t0) if now > t0 else 0
-                    eta = f", about {len(remaining) / rate / 60:.0f} min left" if rate > 0 else ""
-                    log.info("progress: %d/%d graded, %s in the queue%s%s", done, len(by_hash),
+                    eta = f", about {(total - done) / rate / 60:.0f} min left" if rate > 0 else ""
+                    log.info("progress: %d/%d graded, %s task(s) in the queue%s%s", done, total,
                              _queue_length(opts.queue), eta,
                              "; no result for %.0f s: are workers running (python -m autograder worker "
                              "--queue ...)?" % (now - last_progress) if now - last_progress > 120 else "")
