@@ -9,22 +9,23 @@ very function the local mode's threads call, in the same bubblewrap sandbox.
 
 What travels where (the design choice, see README "Distributed mode"):
 
-- **Redis carries only small messages**: ``(bundle id, submission hash, student)``. Losing the broker
+- **Redis carries only small messages**: ``(bundle id, key, student)``. Losing the broker
   (restart without persistence) loses no data: re-running the submitter re-enqueues what has no result.
 - **PostgreSQL (the store) holds the bytes and the results**, content-addressed, in tables of its own
   (``autograder_*``, next to nbgrader's when the store is the gradebook's database):
   *bundles* (an assignment as the submitter compiled it: its source notebooks, the files it ships, the
   gradebook's points, the limits, and the reference run's trace, keyed by the grader's fingerprint and
   settings), *submissions* (a student's files, keyed by the submission's content hash, the same hash as
-  ``state.jsonl``), *results* (one row per hash, never two), *attempts* (every start of a grading, to
+  ``state.jsonl``, and the student), *results* (the record and the feedback pages, one row per key, never
+  two), *attempts* (every start of a grading, to
   audit) and *errors* (a worker that cannot grade a bundle says why). Workers need no shared filesystem,
   no course checkout and no access to nbgrader's tables: only the same software (image) as the submitter;
   they cache each bundle (notebooks, reference trace) on local disk by its id.
-- **Exactly one grade per submission**: tasks are acknowledged late (``acks_late``; a worker that dies
-  mid-task leaves its message unacknowledged and Redis hands it out again after ``visibility_timeout``;
+- **Exactly one grade per submission** (its key: content hash and student): tasks are acknowledged late
+  (``acks_late``; a worker that dies mid-task leaves its message unacknowledged and Redis hands it out again after ``visibility_timeout``;
   ``task_reject_on_worker_lost`` requeues it when a pool process dies), so a task can arrive twice. A
-  worker takes a PostgreSQL advisory lock on the hash (held by its database session: released by the
-  server the moment the worker dies), then grades only if the hash has no result yet, and writes the
+  worker takes a PostgreSQL advisory lock on the key (held by its database session: released by the
+  server the moment the worker dies), then grades only if the key has no result yet, and writes the
   result before releasing the lock: a duplicate waits for the first copy and then finds its result; a
   copy whose worker died finds the lock free and no result, and grades. ``worker_prefetch_multiplier=1``:
   a worker reserves only as many tasks as it has free slots (grading tasks are long).
@@ -60,15 +61,15 @@ CREATE TABLE IF NOT EXISTS autograder_bundles (
     id text PRIMARY KEY, assignment text NOT NULL, fingerprint text NOT NULL, data bytea NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now());
 CREATE TABLE IF NOT EXISTS autograder_submissions (
-    hash text PRIMARY KEY, bundle text NOT NULL, student text NOT NULL, files bytea NOT NULL,
+    key text PRIMARY KEY, hash text NOT NULL, bundle text NOT NULL, student text NOT NULL, submission bytea NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now());
 CREATE TABLE IF NOT EXISTS autograder_results (
-    id bigserial UNIQUE, hash text PRIMARY KEY, bundle text NOT NULL, student text NOT NULL,
-    results text NOT NULL, seconds double precision NOT NULL, worker text NOT NULL,
+    id bigserial UNIQUE, key text PRIMARY KEY, hash text NOT NULL, bundle text NOT NULL, student text NOT NULL,
+    record text NOT NULL, pages text NOT NULL, worker text NOT NULL,
     graded_at timestamptz NOT NULL DEFAULT now());
 CREATE INDEX IF NOT EXISTS autograder_results_bundle ON autograder_results (bundle, id);
 CREATE TABLE IF NOT EXISTS autograder_attempts (
-    id bigserial PRIMARY KEY, hash text NOT NULL, worker text NOT NULL,
+    id bigserial PRIMARY KEY, key text NOT NULL, worker text NOT NULL,
     started_at timestamptz NOT NULL DEFAULT now());
 CREATE TABLE IF NOT EXISTS autograder_errors (
     id bigserial PRIMARY KEY, bundle text NOT NULL, worker text NOT NULL, message text NOT NULL,
@@ -125,38 +126,41 @@ class Store:
         return bytes(rows[0][0]) if rows else None
 
     def put_submissions(self, bundle_id: str, items: list) -> None:
-        """``items``: ``[(hash, student, {name: bytes}), ...]``; existing hashes are left as they are."""
+        """``items``: ``[(key, hash, Submission), ...]``; existing keys are left as they are."""
         from sqlalchemy import text
 
         with self.engine.begin() as conn:
             for i in range(0, len(items), 200):
-                conn.execute(text("INSERT INTO autograder_submissions (hash, bundle, student, files) "
-                                  "VALUES (:h, :b, :s, :f) ON CONFLICT (hash) DO NOTHING"),
-                             [{"h": h, "b": bundle_id, "s": s, "f": encode_files(files)}
-                              for h, s, files in items[i:i + 200]])
+                conn.execute(text("INSERT INTO autograder_submissions (key, hash, bundle, student, submission) "
+                                  "VALUES (:k, :h, :b, :s, :d) ON CONFLICT (key) DO NOTHING"),
+                             [{"k": k, "h": h, "b": bundle_id, "s": sub.student, "d": encode_submission(sub)}
+                              for k, h, sub in items[i:i + 200]])
 
-    def get_submission(self, h: str) -> dict | None:
-        rows = self._q("SELECT files FROM autograder_submissions WHERE hash = :h", h=h)
-        return decode_files(bytes(rows[0][0])) if rows else None
+    def get_submission(self, key: str):
+        rows = self._q("SELECT hash, submission FROM autograder_submissions WHERE key = :k", k=key)
+        return (rows[0][0], decode_submission(bytes(rows[0][1]))) if rows else (None, None)
 
     # ---- results
-    def has_result(self, h: str) -> bool:
-        return bool(self._q("SELECT 1 FROM autograder_results WHERE hash = :h", h=h))
+    def has_result(self, key: str) -> bool:
+        return bool(self._q("SELECT 1 FROM autograder_results WHERE key = :k", k=key))
 
-    def put_result(self, h: str, bundle_id: str, student: str, results: list, seconds: float, worker: str) -> bool:
-        rows = self._q("INSERT INTO autograder_results (hash, bundle, student, results, seconds, worker) "
-                       "VALUES (:h, :b, :s, :r, :sec, :w) ON CONFLICT (hash) DO NOTHING RETURNING id",
-                       h=h, b=bundle_id, s=student, r=json.dumps(results_to_data(results)), sec=seconds, w=worker)
+    def put_result(self, key: str, h: str, bundle_id: str, graded, worker: str) -> bool:
+        rows = self._q("INSERT INTO autograder_results (key, hash, bundle, student, record, pages, worker) "
+                       "VALUES (:k, :h, :b, :s, :r, :p, :w) ON CONFLICT (key) DO NOTHING RETURNING id",
+                       k=key, h=h, b=bundle_id, s=graded.record["student"], r=json.dumps(graded.record),
+                       p=json.dumps(graded.pages), w=worker)
         return bool(rows)
 
     def results_since(self, bundle_id: str, after_id: int) -> list:
-        """``[(id, hash, results data, seconds, worker), ...]`` of a bundle, in the order they were written."""
-        rows = self._q("SELECT id, hash, results, seconds, worker FROM autograder_results "
-                       "WHERE bundle = :b AND id > :a ORDER BY id LIMIT 500", b=bundle_id, a=after_id)
-        return [(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
+        """``[(id, key, Graded, worker), ...]`` of a bundle, in the order they were written."""
+        from .batch import Graded
 
-    def attempt(self, h: str, worker: str) -> None:
-        self._q("INSERT INTO autograder_attempts (hash, worker) VALUES (:h, :w)", h=h, w=worker)
+        rows = self._q("SELECT id, key, record, pages, worker FROM autograder_results "
+                       "WHERE bundle = :b AND id > :a ORDER BY id LIMIT 500", b=bundle_id, a=after_id)
+        return [(r[0], r[1], Graded(json.loads(r[2]), json.loads(r[3])), r[4]) for r in rows]
+
+    def attempt(self, key: str, worker: str) -> None:
+        self._q("INSERT INTO autograder_attempts (key, worker) VALUES (:k, :w)", k=key, w=worker)
 
     def error(self, bundle_id: str, worker: str, message: str) -> None:
         self._q("INSERT INTO autograder_errors (bundle, worker, message) VALUES (:b, :w, :m)",
@@ -171,12 +175,12 @@ class Store:
                            b=bundle_id)[0][0])
 
     @contextmanager
-    def lock(self, h: str):
+    def lock(self, key: str):
         """A PostgreSQL advisory lock on the submission, held by one database session: released when the
         block ends, or by the server as soon as that session's process dies."""
         from sqlalchemy import text
 
-        key = int(h[:15], 16)   # 60 bits of the hash: a collision would only serialise two gradings
+        key = int(key[:15], 16)   # 60 bits of the key: a collision would only serialise two gradings
         conn = self.engine.connect()
         try:
             conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
@@ -190,27 +194,25 @@ class Store:
             conn.close()
 
 
-def encode_files(files: dict) -> bytes:
-    return json.dumps({k: base64.b64encode(v).decode() for k, v in files.items()}).encode()
+def job_key(h: str, student: str) -> str:
+    """What a task and its result are keyed by: the submission's content hash (as in ``state.jsonl``) and the
+    student (the record names the student; twins with identical files get one grade each)."""
+    return hashlib.sha256(f"{h}\0{student}".encode()).hexdigest()
 
 
-def decode_files(data: bytes) -> dict:
-    return {k: base64.b64decode(v) for k, v in json.loads(data).items()}
+def encode_submission(sub) -> bytes:
+    d = dataclasses.asdict(sub)
+    d["files"] = {k: base64.b64encode(v).decode() for k, v in sub.files.items()}
+    return json.dumps(d).encode()
 
 
-def results_to_data(results: list) -> list:
-    return [dataclasses.asdict(r) for r in results]
+def decode_submission(data: bytes):
+    from .submissions import Submission
 
-
-def results_from_data(data: list) -> list:
-    from .engine import NotebookResult, TestResult
-
-    out = []
-    for d in data:
-        d = dict(d)
-        d["tests"] = {g: TestResult(**t) for g, t in d.get("tests", {}).items()}
-        out.append(NotebookResult(**d))
-    return out
+    d = json.loads(data)
+    d["files"] = {k: base64.b64decode(v) for k, v in d.get("files", {}).items()}
+    known = {f.name for f in dataclasses.fields(Submission)}
+    return Submission(**{k: v for k, v in d.items() if k in known})
 
 
 # ---------------------------------------------------------------------------------------------- bundles
@@ -294,9 +296,9 @@ def make_app(broker_url: str, *, visibility_timeout: float = DEFAULT_VISIBILITY_
 _WORKER = None   # the worker process's state (one per process)
 
 
-def _grade_task(self, bundle_id: str, h: str, student: str):
+def _grade_task(self, bundle_id: str, key: str, student: str):
     try:
-        return _WORKER.handle(bundle_id, h, student)
+        return _WORKER.handle(bundle_id, key, student)
     except Retry as exc:
         raise self.retry(exc=exc.__cause__ or exc, countdown=5, max_retries=None) from None
 
@@ -327,37 +329,38 @@ class Worker:
                 log.info("bundle %s: %s ready", bundle_id, self.graders[bundle_id].assignment)
             return self.graders[bundle_id]
 
-    def handle(self, bundle_id: str, h: str, student: str) -> str:
+    def handle(self, bundle_id: str, key: str, student: str) -> str:
         from sqlalchemy.exc import DBAPIError, OperationalError
 
         from .batch import grade_submission
 
         try:
-            if self.store.has_result(h):
-                log.info("%s (%s): already graded, nothing to do", student, h[:12])
+            if self.store.has_result(key):
+                log.info("%s (%s): already graded, nothing to do", student, key[:12])
                 return "duplicate"
-            with self.store.lock(h):
-                if self.store.has_result(h):   # graded by the copy we waited for
-                    log.info("%s (%s): graded by another worker meanwhile", student, h[:12])
+            with self.store.lock(key):
+                if self.store.has_result(key):   # graded by the copy we waited for
+                    log.info("%s (%s): graded by another worker meanwhile", student, key[:12])
                     return "duplicate"
                 try:
                     grader = self.grader(bundle_id)
-                    files = self.store.get_submission(h)
-                    if files is None:
-                        raise Unusable(f"submission {h[:12]} of {student} is not in the store")
+                    h, sub = self.store.get_submission(key)
+                    if sub is None:
+                        raise Unusable(f"submission {key[:12]} of {student} is not in the store")
                 except Unusable as exc:
                     log.error("cannot grade %s: %s", student, exc)
                     self.store.error(bundle_id, self.name, str(exc))
                     return "unusable"
-                self.store.attempt(h, self.name)
+                self.store.attempt(key, self.name)
                 slot = self.slots.get()
                 try:
-                    results, seconds = grade_submission(grader, student, files, slot=slot)
+                    graded = grade_submission(grader, sub, h, slot=slot)   # the local mode's very function
                 finally:
                     self.slots.put(slot)
-                self.store.put_result(h, bundle_id, student, results, seconds, self.name)
-                log.info("%s: %g/%g %s (%.1f s)", student, sum(r.score for r in results),
-                         sum(r.max_score for r in results), "/".join(r.status for r in results), seconds)
+                self.store.put_result(key, h, bundle_id, graded, self.name)
+                rec = graded.record
+                log.info("%s: %g/%g %s (%.1f s)", student, rec["score"], rec["max_score"], rec["status"],
+                         rec["seconds"])
                 return "graded"
         except (OperationalError, DBAPIError) as exc:
             log.warning("%s: the store is unreachable (%s); the task will be retried", student,
@@ -399,17 +402,15 @@ def _safe_broker(url: str) -> str:
 # ---------------------------------------------------------------------------------------------- the submitter
 def grade_remotely(opts, course, grader, todo: list, settings: str, *, poll: float = 1.0):
     """Distributed counterpart of :func:`autograder.batch._grade_locally`: enqueue, then yield
-    ``(student, submission, hash, results, seconds)`` as workers finish."""
+    ``(student, submission, hash, Graded)`` as workers finish."""
     store = Store(opts.store_url or course.db_url)
     try:
         store.ensure_schema()
         bundle_id, raw = make_bundle(grader, opts, settings)
         store.put_bundle(bundle_id, grader.assignment, grader.fingerprint, raw)
-        store.put_submissions(bundle_id, [(h, s, sub.files) for s, sub, h in todo])
-        by_hash: dict = {}   # students whose files are identical (the untouched notebook...) share one grading
-        for s, sub, h in todo:
-            by_hash.setdefault(h, []).append((s, sub))
-        remaining = set(by_hash)
+        by_key = {job_key(h, s): (s, sub, h) for s, sub, h in todo}
+        store.put_submissions(bundle_id, [(k, h, sub) for k, (s, sub, h) in by_key.items()])
+        remaining = set(by_key)
         errors_after = store.last_error_id(bundle_id)
         # results that workers wrote while no submitter was watching (a restarted submitter) come first
         last_id, early = 0, []
@@ -421,27 +422,20 @@ def grade_remotely(opts, course, grader, todo: list, settings: str, *, poll: flo
             early += [r for r in rows if r[1] in remaining]
         ready = {r[1] for r in early}
         app = make_app(opts.queue)
-        to_send = [h for h in sorted(remaining, key=lambda h: by_hash[h][0][0]) if h not in ready]
+        to_send = [k for k in sorted(remaining, key=lambda k: by_key[k][0]) if k not in ready]
         with app.producer_or_acquire() as producer:
-            for h in to_send:
-                app.send_task(TASK, args=[bundle_id, h, by_hash[h][0][0]], queue=QUEUE, producer=producer,
+            for k in to_send:
+                app.send_task(TASK, args=[bundle_id, k, by_key[k][0]], queue=QUEUE, producer=producer,
                               retry=True, retry_policy={"max_retries": None, "interval_start": 1,
                                                         "interval_step": 1, "interval_max": 5})
-        log.info("distributed: %d task(s) queued on %s (bundle %s; %d submission(s), identical ones graded once); "
-                 "%d already graded by workers; results from %s", len(to_send), _safe_broker(opts.queue),
-                 bundle_id, len(todo), len(ready),
-                 _safe_broker(store.url))
-        for _id, h, data, seconds, _w in early:
-            remaining.discard(h)
-            for s, sub in by_hash[h]:
-                yield s, sub, h, results_from_data(data), seconds
+        log.info("distributed: %d task(s) queued on %s (bundle %s); %d already graded by workers; results "
+                 "from %s", len(to_send), _safe_broker(opts.queue), bundle_id, len(ready), _safe_broker(store.url))
+        for _id, k, graded, _w in early:
+            remaining.discard(k)
+            s, sub, h = by_key[k]
+            yield s, sub, h, graded
         t0 = last_progress = last_note = time.monotonic()
-        total = len(todo)
-
-        def done_students():
-            return total - sum(len(by_hash[h]) for h in remaining)
-
-        done0 = done_students()
+        done0 = len(by_key) - len(remaining)
         while remaining:
             try:
                 rows = store.results_since(bundle_id, last_id)
@@ -454,21 +448,21 @@ def grade_remotely(opts, course, grader, todo: list, settings: str, *, poll: flo
                 detail = "; ".join(f"{w}: {m}" for _i, w, m in errs[:3])
                 raise RuntimeError(f"a worker cannot grade this batch ({detail}). Fix the worker(s) and run the "
                                    "same command again: everything graded so far is kept")
-            for _id, h, data, seconds, _w in rows:
+            for _id, k, graded, _w in rows:
                 last_id = _id
-                if h in remaining:
-                    remaining.discard(h)
+                if k in remaining:
+                    remaining.discard(k)
                     last_progress = time.monotonic()
-                    for s, sub in by_hash[h]:
-                        yield s, sub, h, results_from_data(data), seconds
+                    s, sub, h = by_key[k]
+                    yield s, sub, h, graded
             now = time.monotonic()
             if remaining and not rows:
                 if now - last_note >= 15:
                     last_note = now
-                    done = done_students()
+                    done = len(by_key) - len(remaining)
                     rate = (done - done0) / (now - t0) if now > t0 else 0
-                    eta = f", about {(total - done) / rate / 60:.0f} min left" if rate > 0 else ""
-                    log.info("progress: %d/%d graded, %s task(s) in the queue%s%s", done, total,
+                    eta = f", about {len(remaining) / rate / 60:.0f} min left" if rate > 0 else ""
+                    log.info("progress: %d/%d graded, %s task(s) in the queue%s%s", done, len(by_key),
                              _queue_length(opts.queue), eta,
                              "; no result for %.0f s: are workers running (python -m autograder worker "
                              "--queue ...)?" % (now - last_progress) if now - last_progress > 120 else "")
