@@ -138,7 +138,7 @@ def faults(postgres):  # noqa: F811 - the imported fixture
             n.cells.insert(1, nbformat.v4.new_code_cell(f"import time\ntime.sleep({slow})"))
         return n
 
-    students = {"ok0": nb(), "ok1": nb()}            # twins: identical files, graded once, recorded twice
+    students = {"ok0": nb(), "ok1": nb()}            # twins: identical files (one grade each)
     students["ok2"] = nb()
     students["ok2"].cells.append(nbformat.v4.new_code_cell("extra = 1"))
     for i, m in enumerate(mutants[:3]):
@@ -195,7 +195,7 @@ def faults(postgres):  # noqa: F811 - the imported fixture
         # 1. SIGKILL the worker that is in the middle of the slow submission
         def slow_attempt():
             rows = _sql(postgres, "SELECT a.worker FROM autograder_attempts a JOIN autograder_submissions s "
-                                  "ON s.hash = a.hash WHERE s.student = 'slow'") \
+                                  "ON s.key = a.key WHERE s.student = 'slow'") \
                 if _sql(postgres, "SELECT to_regclass('autograder_attempts')")[0][0] else []
             return rows[0][0] if rows else None
 
@@ -227,8 +227,9 @@ def faults(postgres):  # noqa: F811 - the imported fixture
         result["records"] = _state_lines(state)
         result["rows"] = {r["student"]: r for r in
                           __import__("csv").DictReader(open(out / "grades.csv", newline=""))}
-        result["attempts"] = _sql(postgres, "SELECT hash, worker FROM autograder_attempts ORDER BY id")
-        result["results"] = _sql(postgres, "SELECT hash, worker FROM autograder_results")
+        result["attempts"] = _sql(postgres, "SELECT s.student, a.worker FROM autograder_attempts a JOIN "
+                                            "autograder_submissions s ON s.key = a.key ORDER BY a.id")
+        result["results"] = _sql(postgres, "SELECT student, worker FROM autograder_results")
         result["logs"] = {p.name: p.read_text(errors="replace")[-3000:] for p in base.glob("*.log")}
         yield result
     finally:
@@ -283,19 +284,17 @@ def test_every_student_exactly_one_grade_equal_to_local(faults):
 
 def test_killed_task_redelivered_and_nothing_graded_twice(faults):
     local = faults["local_records"]
-    slow = local["slow"]["hash"]
     assert local["ok0"]["hash"] == local["ok1"]["hash"] != local["ok2"]["hash"]
     attempts = {}
-    for h, worker in faults["attempts"]:
-        attempts.setdefault(h, []).append(worker)
+    for student, worker in faults["attempts"]:
+        attempts.setdefault(student, []).append(worker)
     victim = faults["victim"]
-    assert attempts[slow][0] == victim and len(attempts[slow]) == 2 and attempts[slow][1] != victim, attempts
-    others = {h[:12]: w for h, w in attempts.items() if h != slow and len(w) != 1}
+    assert attempts["slow"][0] == victim and len(attempts["slow"]) == 2 and attempts["slow"][1] != victim, attempts
+    others = {s: w for s, w in attempts.items() if s != "slow" and len(w) != 1}
     assert not others, f"graded more than once: {others}\n" + _explain(faults)
     results = {}
-    for h, worker in faults["results"]:
-        results.setdefault(h, []).append(worker)
-    assert all(len(w) == 1 for w in results.values())
-    assert set(results) == {r["hash"] for r in local.values()}     # twins: one grading, two grades
-    assert results[slow][0] != victim
+    for student, worker in faults["results"]:
+        results.setdefault(student, []).append(worker)
+    assert all(len(w) == 1 for w in results.values()) and sorted(results) == faults["students"]
+    assert results["slow"][0] != victim
     assert len({w for ws in results.values() for w in ws}) >= 2, "the work was not shared between workers"
