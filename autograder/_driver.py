@@ -258,6 +258,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     _gc_collect = gc.collect
     _set_attr = setattr
     _type_setattr = type.__setattr__
+    _type_delattr = type.__delattr__
     _mro_get = type.__dict__["__mro__"].__get__
     _tqualname = type.__dict__["__qualname__"].__get__
     _tmodule = type.__dict__["__module__"].__get__
@@ -447,6 +448,8 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
 
     snap_modules = []  # (name, module dict, keys tuple, values tuple)
     snap_classes = []  # (qualified name, class, keys tuple, values tuple)
+    class_keys = {}    # id(class) -> (number of keys, all keys) before any notebook code
+    _absent = object()
     seen_classes = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -473,6 +476,8 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
                         seen_classes.add(id(v))
                         cd = {ck: cv for ck, cv in v.__dict__.items() if _isinstance(cv, KINDS)}
                         snap_classes.append((cmod + "." + _tqualname(v), v, tuple(cd), tuple(cd.values())))
+                        # every key, so that one ADDED later is seen too (a __call__ shadowing the inherited one)
+                        class_keys[id(v)] = (_len(v.__dict__), frozenset(v.__dict__))
             snap_modules.append((name, d, tuple(keep), tuple(keep.values())))
     snap_sysmodules = {name: mod for name, mod in sys.modules.items() if mod is not None and protected_module(name)}
     _dget = dict.get
@@ -487,6 +492,9 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             cd = cls.__dict__
             if _any(_map(_is_not, _map(cd.get, keys), vals)):
                 out += [(qn + "." + k, cls, k, v) for k, v in _zip(keys, vals) if cd.get(k) is not v]
+            n0, all0 = class_keys[id(cls)]
+            if _len(cd) != n0:
+                out += [(qn + "." + k, cls, k, _absent) for k in list(cd) if k not in all0]
         for name, mod in snap_sysmodules.items():
             if _dget(_sysmodules, name) is not mod:
                 out.append(("sys.modules[" + name + "]", _sysmodules, name, mod))
@@ -522,11 +530,16 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             for f in (v.fget, v.fset, v.fdel):
                 trust_object(f, depth + 1)
         elif t is _FunctionType:
-            trust_code(v.__code__)
+            if v.__globals__ is module_dict[0]:   # defined in this module (not imported into it)
+                trust_code(v.__code__)
+            inner = v.__dict__.get("__wrapped__")   # e.g. a @contextmanager: the code is the wrapped function's
+            if inner is not None and depth < 4:
+                trust_object(inner, depth + 1)
         elif t is type and depth < 2:
             for cv in list(v.__dict__.values()):
                 trust_object(cv, depth + 1)
 
+    module_dict = [None]
     for pkg in plan.get("preload_packages", []):
         for name, mod in list(sys.modules.items()):
             if mod is None or not (name == pkg or name.startswith(pkg + ".")):
@@ -536,12 +549,11 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             except Exception:  # noqa: BLE001
                 continue
             trusted_globals.add(id(d))
+            module_dict[0] = d
             for v in list(d.values()):
                 try:
                     if _isinstance(v, type) and _tmodule(v) != name:
                         continue  # a class imported from elsewhere (torch...): not the course's code
-                    if _type(v) is _FunctionType and v.__globals__ is not d:
-                        continue
                     trust_object(v)
                 except Exception:  # noqa: BLE001
                     pass
@@ -601,7 +613,9 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     def restore(changes):
         for _, where, k, v in changes:
             try:
-                if _type(where) is dict:
+                if v is _absent:   # a key that was not there: removed again
+                    _type_delattr(where, k)
+                elif _type(where) is dict:
                     where[k] = v
                 else:
                     _type_setattr(where, k, v)

@@ -278,9 +278,11 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 def spreadsheet_safe(value) -> str:
     """A CSV cell that no spreadsheet runs as a formula: text that begins with = + - @, a tab or a carriage
-    return gets a leading apostrophe (OWASP's advice for CSV injection); numbers are written as they are."""
+    return gets a leading apostrophe (OWASP's advice for CSV injection); line breaks inside become spaces (one
+    row per line, whatever reads the file)."""
     s = str(value)
-    return "'" + s if s.startswith(_FORMULA_START) else s
+    s = "'" + s if s.startswith(_FORMULA_START) else s
+    return s.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
 
 
 def write_csv(path: Path, rows: list) -> None:

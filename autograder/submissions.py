@@ -210,7 +210,7 @@ class Parsed:
     display: str = ""
 
 
-def _parse_nbgrader(name: str, regexp: re.Pattern, assignment: str) -> Parsed | None:
+def _parse_nbgrader(name: str, regexp: re.Pattern, assignment: str, layout: bool = True) -> Parsed | None:
     for candidate in (name, name.rsplit("/", 1)[-1]):
         m = regexp.match(candidate)
         if m and m.groupdict().get("student_id") and m.groupdict().get("file_id"):
@@ -226,6 +226,8 @@ def _parse_nbgrader(name: str, regexp: re.Pattern, assignment: str) -> Parsed | 
                 except Exception:  # noqa: BLE001
                     when = None
             return Parsed(m.group("student_id"), file_name, candidate[: m.end("student_id")], when)
+    if not layout:
+        return None
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if parts and parts[0] == "submitted":
         parts = parts[1:]
@@ -313,14 +315,14 @@ def from_members(members: list, assignment: str, *, lms: str, named_regexp: str 
         if "__MACOSX" in m.name.split("/") or base.startswith("."):
             continue
         counts = True
+        why_unsafe = unsafe_name(m.name)
         if lms == "canvas":
             parsed = _parse_canvas(m.name, notebooks)
         elif lms == "moodle":
             parsed, counts = _parse_moodle(m.name)
-        else:
-            parsed = _parse_nbgrader(m.name, regexp, assignment)
+        else:   # an unsafe path is never read as nbgrader's <student>/<assignment>/<file> folders
+            parsed = _parse_nbgrader(m.name, regexp, assignment, layout=not why_unsafe)
         is_notebook = m.name.endswith(".ipynb")
-        why_unsafe = unsafe_name(m.name)
         if parsed is None:
             if is_notebook or why_unsafe or m.kind != "file":
                 key = _printable(m.name)
