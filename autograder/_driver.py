@@ -589,6 +589,11 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             return False
         return _all(part_ok(x, depth) for x in (v.__kwdefaults__ or {}).values())
 
+    def trusted_patch(v):
+        """Whether a value put into a library object is the instructor's own: a trusted FUNCTION (plain data
+        is not: `torch.pi = 3` or a new class attribute is somebody's change)."""
+        return _type(v) in (_FunctionType, staticmethod, classmethod, property) and trusted_value(v)
+
     def part_ok(x, depth):
         """What a trusted function may hold in its closure or defaults: inert data, trusted functions, and the
         library's own objects as they were before any notebook code ran (e.g. the original it restores)."""
@@ -603,7 +608,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
                 new = where[k] if _type(where) is dict else where.__dict__.get(k)
                 if _type(new) is _FunctionType and new.__dict__.get("__wrapped__") is old:
                     continue
-                if new is not None and trusted_value(new):
+                if trusted_patch(new):
                     continue
             except _BaseException:  # noqa: BLE001
                 pass
@@ -644,7 +649,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
                     if event == "object.__setattr__" and _len(args) > 2:
                         value = args[2]
                         # putting the pristine value back, or installing the instructor's own: not tampering
-                        if value is snap_attr.get((id(obj), args[1]), _missing) or trusted_value(value):
+                        if value is snap_attr.get((id(obj), args[1]), _missing) or trusted_patch(value):
                             return
                     event = f"{event} {_tmodule(obj)}.{_tqualname(obj)}.{args[1]}"
                 except Exception:  # noqa: BLE001

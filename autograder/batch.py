@@ -34,7 +34,7 @@ from .submissions import CollectionError, Submission, collect, valid_student_id
 
 log = logging.getLogger("autograder")
 REPO = Path(__file__).resolve().parents[1]
-GRADER_VERSION = "1"
+GRADER_VERSION = "2"
 
 
 # ---------------------------------------------------------------------------------------------- configuration

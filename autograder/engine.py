@@ -114,19 +114,24 @@ def public_reason(v, tainted: bool) -> str:
         if v.kind == "exception" and v.exc_type and v.exc_type != "AssertionError":
             return f"a hidden test failed (your code raised {exception_name(v.exc_type)})"
         return "a hidden test failed"
-    if not tainted or v.kind in ("tamper", "malformed"):
+    if not tainted:
         return v.reason
     where = f"line {v.line}: " if v.line else ""
     src = v.src if len(v.src) <= 120 else v.src[:117] + "..."
-    after = " (values are not shown after a hidden test has run: run this test in your notebook to see them)"
+    after = " (values hidden after a hidden test ran; run the test in your notebook to see them)"
     if v.kind == "check":
         return f"{where}the check `{src}` failed{after}"
     if v.kind == "opaque":
         return f"{where}a value in the check `{src}` is not plain data (numbers, tensors, containers of them)"
     if v.kind == "exception":
-        return f"{where}your code raised {exception_name(v.exc_type)}{after}"
+        return (f"{where}your code raised {exception_name(v.exc_type)} (its message is hidden after a hidden test "
+                "ran; run the test in your notebook to see it)")
     if v.kind == "fewer":
         return f"{where}fewer checks ran than with the reference solution: a check was skipped or a loop was cut short"
+    if v.kind == "tamper":   # the names are not shown: a new attribute's name is the student's choice
+        return "library objects were replaced while the test ran"
+    if v.kind == "malformed":
+        return f"{where}a report of this test was malformed (not written by the grader's own code)"
     return "the test failed" + after
 
 
@@ -372,13 +377,18 @@ class AssignmentGrader:
         if out.forged:
             res.notes.append(f"{out.forged} forged or garbled report line(s) ignored")
         ends = {e.get("i"): e for e in out.events if e.get("ev") == "cell_end"}
-        tamper = set()
+        tamper, later = set(), False
         for e in out.events:
             if e.get("ev") == "test_end":
-                tamper.update(x for x in e.get("restored", []) if isinstance(x, str))
-        if tamper:
-            res.notes.append("library objects replaced by the notebook were restored before the tests: "
-                             + ", ".join(sorted(tamper)[:5]) + ("..." if len(tamper) > 5 else ""))
+                names = {x for x in e.get("restored", []) if isinstance(x, str)}
+                if taint_from is not None and index_of.get(e.get("test"), len(plan)) >= taint_from:
+                    later |= bool(names)   # the student's code chose these names after a hidden test: not shown
+                else:
+                    tamper |= names
+        if tamper or later:
+            res.notes.append("library objects replaced by the notebook were restored before the tests"
+                             + (": " + ", ".join(sorted(tamper)[:5]) + ("..." if len(tamper) > 5 else "")
+                                if tamper else ""))
         for i, pc in enumerate(plan):
             e = ends.get(i)
             res.cells.append({"kind": pc.kind, "label": pc.label, "grade_id": pc.grade_id,

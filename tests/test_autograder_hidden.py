@@ -276,7 +276,7 @@ def test_stolen_values_through_a_later_visible_test_are_not_shown(probe):
     t = res.tests["zz03_test_quad"]
     assert not t.passed and not t.hidden
     assert any(x in t.detail for x in SECRETS[:5]), t.detail   # the student's values did encode secrets
-    assert "values are not shown" in t.reason and "assert_close(quad(" in t.reason, t.reason
+    assert "values hidden" in t.reason and "assert_close(quad(" in t.reason, t.reason
     _no_secrets(page, reason)
 
 
@@ -302,6 +302,21 @@ def test_instructor_patches_are_not_tampering_but_a_students_are(probe):
     res, _, reason = _grade(probe, answers={"zz03_gru": GRU_TAMPERS})
     t = res.tests["zz03_test_gru"]
     assert not t.passed and "GRUCell.__call__" in t.detail, t.detail
+
+
+GRU_LEAKS_BY_NAME = GRU_STEP.replace("    ### BEGIN SOLUTION\n", """    for c in STOLEN:   # attribute names chosen from what a hidden test held
+        if type(c) is int and c > 1000:
+            setattr(nn.GRUCell, f"leak_{c}", 1)
+""").replace("    ### END SOLUTION\n", "")
+
+
+def test_names_chosen_after_a_hidden_test_are_not_shown(probe):
+    """Tampering is detected, but the names of what was replaced are the student's choice: not shown."""
+    res, page, reason = _grade(probe, answers={"zz03_double": PROBE_FRAME_DOUBLE, "zz03_gru": GRU_LEAKS_BY_NAME})
+    t = res.tests["zz03_test_gru"]
+    assert not t.passed and "leak_" in t.detail, t.detail
+    assert t.reason == "library objects were replaced while the test ran", t.reason
+    _no_secrets(page, reason)
 
 
 # ------------------------------------------------------------------------------------------- values
