@@ -343,7 +343,13 @@ class Worker:
                     log.info("%s (%s): graded by another worker meanwhile", student, key[:12])
                     return "duplicate"
                 try:
-                    grader = self.grader(bundle_id)
+                    try:
+                        grader = self.grader(bundle_id)
+                    except (Unusable, OperationalError, DBAPIError):
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - e.g. the bundle's assignment does not compile here
+                        raise Unusable(f"the assignment could not be prepared on this worker: "
+                                       f"{type(exc).__name__}: {exc}") from exc
                     h, sub = self.store.get_submission(key)
                     if sub is None:
                         raise Unusable(f"submission {key[:12]} of {student} is not in the store")
