@@ -1,4 +1,5 @@
-"""``python -m autograder grade ASSIGNMENT --submissions DIR|ARCHIVE.zip [options]`` (from the repository root).
+"""``python -m autograder grade ASSIGNMENT --submissions DIR|ARCHIVE.zip [options]`` (from the repository root);
+``python -m autograder worker --queue redis://HOST/0 --store-url postgresql+psycopg2://...`` (distributed mode).
 
 See README.md ("Grading a whole class safely") and :mod:`autograder` for the design and the threat model.
 """
@@ -51,12 +52,40 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--time-factor", type=float, default=5.0)
     g.add_argument("--memory-mb", type=int, default=d.memory_bytes >> 20, help="address space per process")
     g.add_argument("--nproc", type=int, default=d.nproc, help="processes and threads per submission")
+    g.add_argument("--cold", action="store_true",
+                   help="start a fresh interpreter for every submission instead of forking it from a warm sandbox "
+                        "that imported torch and the course package once (slower; same results)")
+    g.add_argument("--queue", metavar="URL", default=os.environ.get("AUTOGRADER_QUEUE"),
+                   help="distributed mode: the Celery broker (redis://HOST:6379/0); `python -m autograder worker` "
+                        "processes grade, this command enqueues, waits and records (env AUTOGRADER_QUEUE)")
+    g.add_argument("--store-url", metavar="URL", default=os.environ.get("AUTOGRADER_STORE_URL"),
+                   help="distributed mode: PostgreSQL database for bundles, submissions and results "
+                        "(default: the gradebook's db_url; env AUTOGRADER_STORE_URL)")
+    w = sub.add_parser("worker", help="distributed mode: grade the submissions that `grade --queue` enqueues")
+    w.add_argument("--queue", metavar="URL", default=os.environ.get("AUTOGRADER_QUEUE"),
+                   help="the Celery broker, e.g. redis://HOST:6379/0 (env AUTOGRADER_QUEUE)")
+    w.add_argument("--store-url", metavar="URL", default=os.environ.get("AUTOGRADER_STORE_URL"),
+                   help="the PostgreSQL store the submitter uses (env AUTOGRADER_STORE_URL)")
+    w.add_argument("--concurrency", type=int, default=0, help="parallel sandboxes (default: the CPU count)")
+    w.add_argument("--sandbox", choices=["auto", "bwrap", "none"], default="auto")
+    w.add_argument("--require-sandbox", action="store_true", help="refuse to start without bubblewrap")
+    w.add_argument("--cold", action="store_true", help="no warm sandboxes (see grade --cold)")
+    w.add_argument("--cache-dir", type=Path, help="bundles, reference traces, font cache (default: a temp folder)")
+    w.add_argument("--name", help="worker name in logs and the store (default: autograder-PID@HOST)")
+    w.add_argument("--visibility-timeout", type=float, default=3600.0,
+                   help="seconds after which Redis hands an unacknowledged task (its worker died) to another "
+                        "worker; must exceed the longest grading (default 3600)")
+    w.add_argument("--loglevel", default="INFO")
     return p
 
 
 def options(argv=None):
     """The :class:`autograder.batch.Options` that a command line stands for."""
     args = _parser().parse_args(argv)
+    return _options(args)
+
+
+def _options(args):
     from . import batch
 
     limits = Limits(cell_seconds=args.cell_timeout, notebook_seconds=args.notebook_timeout,
@@ -69,7 +98,7 @@ def options(argv=None):
         sandbox="bwrap" if args.require_sandbox else args.sandbox, limits=limits, time_factor=args.time_factor,
         zip_regexp=args.zip_regexp, lms=args.lms,
         students=args.students.split(",") if args.students else None, feedback_dir=args.feedback_dir,
-        cache_dir=args.cache_dir)
+        cache_dir=args.cache_dir, queue=args.queue, store_url=args.store_url, warm=not args.cold)
     return opts
 
 
@@ -85,11 +114,14 @@ def _one_line(exc: BaseException) -> str:
 
 
 def main(argv=None) -> int:
-    opts = options(argv)
-    from . import batch
+    args = _parser().parse_args(argv)
     import logging
 
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    if args.command == "worker":
+        return _worker(args)
+    opts = _options(args)
+    from . import batch
     try:
         summary = batch.run(opts)
     except KeyboardInterrupt:
@@ -107,6 +139,25 @@ def main(argv=None) -> int:
     if summary.warnings:
         print("WARNING: graded WITHOUT a sandbox (see the log)", file=sys.stderr)
     return 1 if summary.failed_to_record else 0
+
+
+def _worker(args) -> int:
+    if not args.queue or not args.store_url:
+        print("error: a worker needs --queue redis://HOST:6379/0 and --store-url postgresql+psycopg2://...",
+              file=sys.stderr)
+        return 2
+    from . import distributed
+
+    try:
+        return distributed.run_worker(queue_url=args.queue, store_url=args.store_url,
+                                      concurrency=args.concurrency or (os.cpu_count() or 1),
+                                      sandbox_mode="bwrap" if args.require_sandbox else args.sandbox,
+                                      cache_dir=args.cache_dir, name=args.name,
+                                      visibility_timeout=args.visibility_timeout, loglevel=args.loglevel,
+                                      warm=not args.cold)
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

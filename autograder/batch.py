@@ -318,6 +318,9 @@ class Options:
     students: list | None = None
     feedback_dir: Path | None = None
     cache_dir: Path | None = None
+    queue: str | None = None          # broker URL (redis://...): distributed mode, see autograder/distributed.py
+    store_url: str | None = None      # distributed mode's shared store (default: the gradebook's db_url)
+    warm: bool = True                 # warm sandboxes: libraries imported once per slot, a fork per submission
 
 
 @dataclass
@@ -384,7 +387,7 @@ def _run(opts: Options, course: Course, out: Path, t0: float) -> Summary:  # noq
     log.info("grading %s from %s (course %s, gradebook %s)", opts.assignment, opts.submissions, course.root,
              _safe_url(course.db_url))
     cache_dir = Path(opts.cache_dir) if opts.cache_dir else out / "cache"
-    sandbox = Sandbox(opts.sandbox, cache_dir=cache_dir)
+    sandbox = Sandbox(opts.sandbox, cache_dir=cache_dir, warm=opts.warm)
     for w in sandbox.warnings:
         log.warning(w)
         summary.warnings.append(w)
@@ -430,58 +433,76 @@ def _run(opts: Options, course: Course, out: Path, t0: float) -> Summary:  # noq
                                      "status": "missing", "reason": "no submission"})
             return out_rows
 
-        workers = max(1, opts.workers or os.cpu_count() or 1)
-        slots: queue.Queue = queue.Queue()
-        for i in range(workers):
-            slots.put(i)
+        if opts.queue:   # distributed: workers on any machine grade; results come back here
+            from . import distributed
 
-        def job(sub, h):
-            slot = slots.get()
-            try:
-                return grade_submission(grader, sub, h, slot=slot)
-            finally:
-                slots.put(slot)
-
+            finished = distributed.grade_remotely(opts, course, grader, todo, settings)
+        else:
+            finished = _grade_locally(grader, todo, max(1, opts.workers or os.cpu_count() or 1))
         done_count = 0
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grader") as pool:
-            pending = {pool.submit(job, sub, h): (s, sub, h) for s, sub, h in todo}
-            try:
-                while pending:
-                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        student, sub, h = pending.pop(fut)
-                        graded = fut.result()
-                        rec = graded.record
-                        state.append(rec)
-                        if _records_gradebook(rec):
-                            try:
-                                gb.record(rec)
-                            except Exception:  # noqa: BLE001 - kept in the state; re-written on the next run
-                                summary.failed_to_record += 1
-                                log.exception("%s: could not write the gradebook (kept in state.jsonl; the next "
-                                              "run writes it)", student)
-                            _write_feedback(feedback_dir, student, opts.assignment, graded.pages)
-                        done_count += 1
-                        summary.graded += 1
-                        log.info("[%d/%d] %s: %g/%g %s%s (%.1f s)", done_count, len(todo), student,
-                                 rec["score"], rec["max_score"], rec["status"],
-                                 f" - {rec['reason'][:200]}" if rec["reason"] else "", rec["seconds"])
-                        write_csv(rows_path, rows())
-            except KeyboardInterrupt:
-                log.warning("interrupted: stopping; everything graded so far is saved")
-                sandbox.abort()
-                for f in pending:
-                    f.cancel()
-                raise
+        try:
+            for student, sub, h, graded in finished:
+                rec = graded.record
+                state.append(rec)
+                if _records_gradebook(rec):
+                    try:
+                        gb.record(rec)
+                    except Exception:  # noqa: BLE001 - kept in the state; re-written on the next run
+                        summary.failed_to_record += 1
+                        log.exception("%s: could not write the gradebook (kept in state.jsonl; the next "
+                                      "run writes it)", student)
+                    _write_feedback(feedback_dir, student, opts.assignment, graded.pages)
+                done_count += 1
+                summary.graded += 1
+                log.info("[%d/%d] %s: %g/%g %s%s (%.1f s)", done_count, len(todo), student,
+                         rec["score"], rec["max_score"], rec["status"],
+                         f" - {rec['reason'][:200]}" if rec["reason"] else "", rec["seconds"])
+                write_csv(rows_path, rows())
+        except KeyboardInterrupt:
+            log.warning("interrupted: stopping; everything graded so far is saved")
+            sandbox.abort()
+            finished.close()
+            raise
         summary.rows = rows()
         write_csv(rows_path, summary.rows)
         state.close()
     finally:
         gb.close()
+        sandbox.close()
     summary.seconds = time.monotonic() - t0
     log.info("done: %d graded, %d unchanged, in %.1f s; grades: %s", summary.graded, summary.skipped,
              summary.seconds, rows_path)
     return summary
+
+
+def _grade_locally(grader: AssignmentGrader, todo: list, workers: int):
+    """Local mode: ``workers`` threads, each driving one sandbox slot, each calling :func:`grade_submission`;
+    yields ``(student, submission, hash, Graded)`` as submissions finish."""
+    slots: queue.Queue = queue.Queue()
+    for i in range(workers):
+        slots.put(i)
+
+    def job(sub, h):
+        slot = slots.get()
+        try:
+            return grade_submission(grader, sub, h, slot=slot)
+        finally:
+            slots.put(slot)
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grader") as pool:
+        pending = {pool.submit(job, sub, h): (s, sub, h) for s, sub, h in todo}
+        try:
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    student, sub, h = pending.pop(fut)
+                    yield student, sub, h, fut.result()
+        except KeyboardInterrupt:
+            grader.sandbox.abort()   # before the pool waits for its running jobs
+            raise
+        finally:
+            for f in pending:
+                f.cancel()
 
 
 def _write_feedback(root: Path, student: str, assignment: str, pages: dict) -> None:

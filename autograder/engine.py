@@ -26,7 +26,8 @@ from .sandbox import Limits, Outcome, Sandbox
 log = logging.getLogger("autograder")
 
 STATUS_ORDER = ["invalid", "missing", "crashed", "timeout", "ok"]   # worst first
-ENGINE_FILES = ["_driver.py", "instrument.py", "judge.py", "assemble.py", "engine.py", "sandbox.py"]
+ENGINE_FILES = ["_driver.py", "instrument.py", "judge.py", "assemble.py", "engine.py", "sandbox.py", "_zygote.py",
+                "warm.py"]
 
 
 class AssignmentError(Exception):

@@ -199,7 +199,8 @@ class Sandbox:
     def __init__(self, mode: str = "auto", *, packages=("seqcourse",), preload=("torch", "numpy"),
                  protected_prefixes=("torch", "numpy", "seqcourse", "math", "operator", "functools", "itertools",
                                      "collections", "random", "copy", "types", "abc"),
-                 uid_base: int | None = None, cache_dir: Path | None = None, env: dict | None = None):
+                 uid_base: int | None = None, cache_dir: Path | None = None, env: dict | None = None,
+                 warm: bool = False):
         self.packages = list(packages)
         self.preload = list(preload)
         self.protected_prefixes = list(protected_prefixes)
@@ -235,6 +236,17 @@ class Sandbox:
         self._lock = threading.Lock()
         self._running: set = set()
         self.aborted = False
+        # warm: one long-lived sandbox per slot imports the libraries once and forks per submission (warm.py)
+        self.warm = None
+        if warm and self.mode == "bwrap":
+            from .warm import WarmPool
+
+            self.warm = WarmPool(self, CPU_REPORTED)
+
+    def close(self) -> None:
+        """Stop the warm sandboxes (if any)."""
+        if self.warm is not None:
+            self.warm.close()
 
     def abort(self) -> None:
         """Kill every running sandbox (Ctrl-C): their results are discarded by the caller."""
@@ -399,6 +411,7 @@ class Sandbox:
         if self.is_root:
             uid = gid = self.uid_base + slot
         out = Outcome()
+        zygote = self.warm.get(slot, limits.disk_bytes) if self.warm is not None else None
         r_fd, w_fd = os.pipe()
         tmp_home = None
         if self.mode == "bwrap":
@@ -418,7 +431,7 @@ class Sandbox:
             cmd = [sys.executable, *_PY_FLAGS, str(DRIVER)]
             copy_dirs = [{"from": str(self._mpl_cache), "to": f"{home}/.config/matplotlib"}] if self._mpl_cache else []
             env = self._env(home)
-        plan = {"tok": token, "uid": uid, "gid": gid, "event_fd": w_fd,
+        plan = {"tok": token, "uid": uid, "gid": gid, "event_fd": 3 if zygote else w_fd,
                 "workdir": f"{home}/{workdir_name}", "files": files, "copy_dirs": copy_dirs,
                 "limits": {"nproc": limits.nproc, "memory_bytes": limits.memory_bytes,
                            "file_bytes": limits.file_bytes, "open_files": limits.open_files,
@@ -431,9 +444,22 @@ class Sandbox:
         outbox.put(json.dumps(plan).encode() + b"\n")
         start = time.monotonic()
         try:
-            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    pass_fds=[w_fd], env=env if env is not None else {},
-                                    start_new_session=self.mode == "none", cwd=tmp_home or "/")
+            proc = None
+            if zygote is not None:
+                from .warm import ZygoteError
+
+                try:
+                    proc = zygote.run(w_fd)
+                except ZygoteError as exc:
+                    log.warning("warm sandbox of slot %d failed (%s); this submission runs cold", slot, exc)
+                    zygote.close()
+                    zygote = None
+                    outbox = queue.Queue()
+                    outbox.put(json.dumps({**plan, "event_fd": w_fd}).encode() + b"\n")
+            if proc is None:
+                proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        pass_fds=[w_fd], env=env if env is not None else {},
+                                        start_new_session=self.mode == "none", cwd=tmp_home or "/")
         except OSError as exc:
             os.close(r_fd)
             os.close(w_fd)
@@ -543,7 +569,7 @@ class Sandbox:
                 return True
             return False
         deadline = start + limits.notebook_seconds
-        driver_pid = proc.pid if self.mode == "none" else None
+        driver_pid = proc.pid if self.mode == "none" or zygote else None
         done = False
         killed_for = None
         next_mem = start + 1.0
@@ -654,7 +680,8 @@ class Sandbox:
                         break
                 if now >= next_mem:
                     next_mem = now + 0.5
-                    tree = descendants(proc.pid) if self.mode == "bwrap" else [proc.pid] + descendants(proc.pid)
+                    tree = (descendants(proc.pid) if self.mode == "bwrap" and not zygote
+                            else [proc.pid] + descendants(proc.pid))
                     if sum(_rss(p) for p in tree) > limits.tree_rss_bytes:
                         killed_for = ("crashed", f"the notebook's processes used more than "
                                       f"{limits.tree_rss_bytes >> 20} MiB of memory together")
@@ -696,7 +723,7 @@ class Sandbox:
             rc = proc.returncode
             how = (f"was killed by signal {-rc} ({signal.Signals(-rc).name})" if rc is not None and rc < 0
                    else f"exited with code {rc}")
-            if self.mode == "bwrap" and rc is not None and rc > 128:
+            if self.mode == "bwrap" and not zygote and rc is not None and rc > 128:
                 how = f"was killed by signal {rc - 128} ({_signame(rc - 128)})"
             where = f" while running {name(out.last_cell)}" if out.last_cell is not None else " before running any cell"
             out.status = "crashed"
