@@ -321,3 +321,19 @@ def test_forbid_if_present():
     with pytest.raises(ValueError):
         with forbid("torch.nn.utils.no_such_function_in_any_version"):
             pass
+
+
+def test_restore_references_for_graders_without_ipython():
+    ns = {"use_reference": use_reference}
+    _cell(ns, "<student>", "def part1(x):\n    return 'student'\ndef call():\n    return part1(0)\n")
+    with pytest.raises(AssertionError):
+        _cell(ns, "<test 6>", "def _secret(x):\n    return 'reference'\n"
+                              "_r = use_reference(globals(), part1=_secret)\nassert part1(0) == 'reference'\nassert False\n")
+    leftover = ns["part1"]
+    checks.restore_references()                       # what a grader calls after each test cell
+    assert ns["part1"](0) == "student" and "_secret" not in ns
+    # the binding left in place before the restore reaches no reference code any more
+    cells = [c.cell_contents for c in leftover.__closure__ or ()]
+    assert not any(getattr(v, "__name__", "") == "_secret" for v in cells)
+    assert all(not (isinstance(v, dict) and v) for v in cells)
+    checks.restore_references()                       # idempotent
