@@ -9,7 +9,9 @@ import os
 import sys
 from pathlib import Path
 
-from .sandbox import Limits
+from .engine import AssignmentError
+from .sandbox import Limits, PackageMismatch
+from .submissions import CollectionError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -18,7 +20,11 @@ def _parser() -> argparse.ArgumentParser:
     g = sub.add_parser("grade", help="grade every submission of an assignment (isolated, parallel, resumable)")
     g.add_argument("assignment")
     g.add_argument("--submissions", required=True, type=Path,
-                   help="nbgrader's submitted/ folder (<student>/<assignment>/*.ipynb) or an LMS .zip archive")
+                   help="nbgrader's submitted/ folder (<student>/<assignment>/*.ipynb), or an LMS download (.zip, "
+                        "or the folder it was extracted to; see --lms)")
+    g.add_argument("--lms", choices=["nbgrader", "canvas", "moodle"], default="nbgrader",
+                   help="how file names say whose they are: nbgrader (its folder layout, or zip_collect's "
+                        "--zip-regexp), canvas ('Download Submissions'), moodle ('Download all submissions')")
     g.add_argument("--workers", type=int, default=0, help="parallel sandboxes (default: the CPU count)")
     g.add_argument("--db-url", help="gradebook URL (default: the nbgrader config's, else sqlite:///<root>/gradebook.db)")
     g.add_argument("--config", type=Path, help="nbgrader config file (default: autograder/nbgrader_config.py)")
@@ -34,7 +40,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="auto: bubblewrap if it works, else a loud warning and no filesystem/network isolation")
     g.add_argument("--require-sandbox", action="store_true", help="refuse to grade without bubblewrap")
     g.add_argument("--students", help="comma-separated student ids to grade (default: all)")
-    g.add_argument("--zip-regexp", help="named regexp for archive file names (nbgrader FileNameCollectorPlugin)")
+    g.add_argument("--zip-regexp", help="with --lms nbgrader: named regexp for archive member names, as nbgrader's "
+                                        "FileNameCollectorPlugin.named_regexp (default: the config's, else "
+                                        "<assignment>_<student>_attempt_<timestamp>_<file>)")
     d = Limits()
     g.add_argument("--cell-timeout", type=float, default=d.cell_seconds,
                    help=f"seconds per cell (default {d.cell_seconds:g}; at least TIME_FACTOR x the reference run's)")
@@ -59,10 +67,21 @@ def options(argv=None):
         db_url=args.db_url, config=args.config, course_root=args.course_root, source=args.source, out=args.out,
         force=args.force, retry_failed=args.retry_failed,
         sandbox="bwrap" if args.require_sandbox else args.sandbox, limits=limits, time_factor=args.time_factor,
-        zip_regexp=args.zip_regexp or batch.DEFAULT_ZIP_REGEXP,
+        zip_regexp=args.zip_regexp, lms=args.lms,
         students=args.students.split(",") if args.students else None, feedback_dir=args.feedback_dir,
         cache_dir=args.cache_dir)
     return opts
+
+
+def _one_line(exc: BaseException) -> str:
+    """A fatal error as ONE line for the terminal; ``autograde.log`` has all of it."""
+    text = str(exc).strip() or type(exc).__name__
+    known = isinstance(exc, (AssignmentError, CollectionError, PackageMismatch, ValueError, OSError))
+    first = text.splitlines()[0]
+    if not known:
+        first = f"{type(exc).__name__}: {first}"
+    cut = len(text.splitlines()) > 1 or len(first) > 600
+    return (first if len(first) <= 600 else first[:597] + "...") + (" (the rest is in autograde.log)" if cut else "")
 
 
 def main(argv=None) -> int:
@@ -73,15 +92,12 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     try:
         summary = batch.run(opts)
-    except batch.AssignmentError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except RuntimeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("interrupted; graded submissions are saved; run the same command again to resume", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001 - one clear line; the log has the whole message (and a traceback)
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 2
     counts: dict = {}
     for r in summary.rows:
         counts[r["status"]] = counts.get(r["status"], 0) + 1

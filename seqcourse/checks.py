@@ -447,6 +447,9 @@ def forbid(*targets: str, what: str = "your code", reason: str = "the exercise a
             out = gru_cell_pytorch(x, h, *params)
     """
     undo: list[Callable[[], None]] = []
+    # (name, still_ours): what forbid() put in place must still be there when the block ends; code that
+    # replaced it meanwhile would otherwise be wiped out by the restore below, unseen by any grader
+    held: list[tuple[str, Callable[[], bool]]] = []
     builtin_names: dict[str, str] = {}
     try:
         for target in (*targets, *if_present):
@@ -471,15 +474,18 @@ def forbid(*targets: str, what: str = "your code", reason: str = "the exercise a
 
                     setattr(obj, meth, _blocked)
                     undo.append((lambda o=obj, m=meth, h=had, v=old: setattr(o, m, v) if h else delattr(o, m)))
+                    held.append((f"{target}.{meth}", lambda o=obj, m=meth, b=_blocked: o.__dict__.get(m) is b))
             elif isinstance(obj, types.FunctionType):
                 code = obj.__code__
                 obj.__code__ = _raiser_code(obj, message)
                 undo.append(lambda f=obj, c=code: setattr(f, "__code__", c))
+                held.append((target, lambda f=obj, r=obj.__code__: f.__code__ is r))
                 inner = getattr(obj, "__wrapped__", None)
                 if isinstance(inner, types.FunctionType):
                     icode = inner.__code__
                     inner.__code__ = _raiser_code(inner, message)
                     undo.append(lambda f=inner, c=icode: setattr(f, "__code__", c))
+                    held.append((target, lambda f=inner, r=inner.__code__: f.__code__ is r))
             elif callable(obj):
                 name = getattr(obj, "__name__", attr)
                 builtin_names[name] = message
@@ -490,6 +496,7 @@ def forbid(*targets: str, what: str = "your code", reason: str = "the exercise a
                 try:
                     setattr(owner, attr, _blocked_builtin)
                     undo.append(lambda o=owner, a=attr, v=obj: setattr(o, a, v))
+                    held.append((target, lambda o=owner, a=attr, b=_blocked_builtin: getattr(o, a, None) is b))
                 except (AttributeError, TypeError):
                     pass
             else:
@@ -501,8 +508,12 @@ def forbid(*targets: str, what: str = "your code", reason: str = "the exercise a
         else:
             yield
     finally:
+        replaced = [name for name, still_ours in held if not still_ours()]
         for f in reversed(undo):
             f()
+        if replaced:
+            raise ForbiddenCall(f"{what} replaced {', '.join(replaced)} while the test ran: the exercise's "
+                                "rules cannot be checked; do not assign to library attributes")
 
 
 # --------------------------------------------------------------------------- what a computation costs

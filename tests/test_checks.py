@@ -337,3 +337,22 @@ def test_restore_references_for_graders_without_ipython():
     assert not any(getattr(v, "__name__", "") == "_secret" for v in cells)
     assert all(not (isinstance(v, dict) and v) for v in cells)
     checks.restore_references()                       # idempotent
+
+
+def test_forbid_fails_when_code_replaces_what_it_blocked():
+    """A student who assigns over a blocked attribute inside the block (to get the built-in back) must not be
+    hidden by the restore at the end: the block fails, and the library is left as it was before."""
+    fwd = nn.GRUCell.forward
+    with pytest.raises(ForbiddenCall, match="replaced torch.nn.GRUCell.forward"):
+        with forbid("torch.nn.GRUCell", what="gru_cell_pytorch"):
+            nn.GRUCell.forward = fwd                       # the "cheat": the real forward put back
+    assert nn.GRUCell.__dict__["forward"] is fwd
+    clip = torch.nn.utils.clip_grad_norm_
+    code = clip.__code__
+    with pytest.raises(ForbiddenCall, match="replaced torch.nn.utils.clip_grad_norm_"):
+        with forbid("torch.nn.utils.clip_grad_norm_"):
+            clip.__code__ = code
+    assert clip.__code__ is code
+    with pytest.raises(ForbiddenCall, match="replaced torch._VF.gru_cell"):
+        with forbid("torch._VF.gru_cell"):
+            torch._VF.gru_cell = torch._C._VariableFunctions.gru_cell
