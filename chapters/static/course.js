@@ -35,3 +35,8 @@ document.addEventListener("DOMContentLoaded", function () {
     });
   };
 })();
+
+// Exercise pages show notebooks generated from the solutions: wrap their long lines rather than cut them.
+if (/\/exercises\//.test(window.location.pathname)) {
+  document.documentElement.classList.add("seqcourse-exercise");
+}
