@@ -20,6 +20,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -186,7 +187,10 @@ def grade_assignment(assignment: str, workdir: Path) -> dict:
     """Grade the solution, the blank notebook, packed mutants and packed alternatives of one assignment.
 
     Returns ``{"points": {nb: {test: pts}}, "students": {student: {"expect": {nb: {test: FULL|ZERO|LESS}},
-    "mutants": [...], "alternatives": [...], "scores": {nb: {test: [score, max]}}}}, "release": {nb: json}}``.
+    "mutants": [...], "alternatives": [...], "scores": {nb: {test: [score, max]}}, "submission": {nb: json}}},
+    "release": {nb: json}}``. ``submission`` holds the notebooks exactly as they were submitted, so that other
+    graders (the course's own ``python -m autograder grade``, see ``tests/test_autograder_assignments.py``) grade
+    the very same files and compare their scores with nbgrader's without grading anything twice.
     """
     key = _cache_key(assignment)
     cached = CACHE / f"{assignment}-{key}.json"
@@ -200,7 +204,9 @@ def grade_assignment(assignment: str, workdir: Path) -> dict:
     students = submissions(assignment, release)
 
     for student, info in students.items():
-        course.submit(student, assignment, info.pop("notebooks"))
+        notebooks = info.pop("notebooks")
+        course.submit(student, assignment, notebooks)
+        info["submission"] = {n: json.loads(nbformat.writes(nb)) for n, nb in notebooks.items()}
     course.autograde(assignment)
     scores = course.scores(assignment)
     for student, info in students.items():

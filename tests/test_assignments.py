@@ -104,9 +104,25 @@ def test_every_graded_function_has_three_alternatives(assignment):
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_mutants_and_alternatives_apply(assignment):
-    """Every `replace` of a mutant or alternative finds its text in the current solution (fast, no grading)."""
+    """Every `replace` of a mutant or alternative finds its text in the current solution, and the result is
+    valid Python: a mutant that is a syntax error would lose its points for the wrong reason (fast, no grading)."""
+    import ast
+
+    from IPython.core.inputtransformer2 import TransformerManager
+
     subs = harness.submissions(assignment)
     assert "solution" in subs and "blank" in subs
+    bad = []
+    for path in grading.source_notebooks(assignment):
+        solved = {grading.nbgrader_meta(c)["grade_id"]: grading.student_code(c.source)
+                  for c in grading.load(path).cells if grading.is_solution_cell(c)}
+        for m in harness.load_mutants(assignment) + harness.load_alternatives(assignment):
+            if m.notebook == path.name:
+                try:
+                    ast.parse(TransformerManager().transform_cell(m.apply(solved[m.cell])))
+                except SyntaxError as exc:
+                    bad.append(f"{m.id}: {exc}")
+    assert not bad, "mutants/alternatives that are not valid Python:\n" + "\n".join(bad)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

@@ -321,3 +321,38 @@ def test_forbid_if_present():
     with pytest.raises(ValueError):
         with forbid("torch.nn.utils.no_such_function_in_any_version"):
             pass
+
+
+def test_restore_references_for_graders_without_ipython():
+    ns = {"use_reference": use_reference}
+    _cell(ns, "<student>", "def part1(x):\n    return 'student'\ndef call():\n    return part1(0)\n")
+    with pytest.raises(AssertionError):
+        _cell(ns, "<test 6>", "def _secret(x):\n    return 'reference'\n"
+                              "_r = use_reference(globals(), part1=_secret)\nassert part1(0) == 'reference'\nassert False\n")
+    leftover = ns["part1"]
+    checks.restore_references()                       # what a grader calls after each test cell
+    assert ns["part1"](0) == "student" and "_secret" not in ns
+    # the binding left in place before the restore reaches no reference code any more
+    cells = [c.cell_contents for c in leftover.__closure__ or ()]
+    assert not any(getattr(v, "__name__", "") == "_secret" for v in cells)
+    assert all(not (isinstance(v, dict) and v) for v in cells)
+    checks.restore_references()                       # idempotent
+
+
+def test_forbid_fails_when_code_replaces_what_it_blocked():
+    """A student who assigns over a blocked attribute inside the block (to get the built-in back) must not be
+    hidden by the restore at the end: the block fails, and the library is left as it was before."""
+    fwd = nn.GRUCell.forward
+    with pytest.raises(ForbiddenCall, match="replaced torch.nn.GRUCell.forward"):
+        with forbid("torch.nn.GRUCell", what="gru_cell_pytorch"):
+            nn.GRUCell.forward = fwd                       # the "cheat": the real forward put back
+    assert nn.GRUCell.__dict__["forward"] is fwd
+    clip = torch.nn.utils.clip_grad_norm_
+    code = clip.__code__
+    with pytest.raises(ForbiddenCall, match="replaced torch.nn.utils.clip_grad_norm_"):
+        with forbid("torch.nn.utils.clip_grad_norm_"):
+            clip.__code__ = code
+    assert clip.__code__ is code
+    with pytest.raises(ForbiddenCall, match="replaced torch._VF.gru_cell"):
+        with forbid("torch._VF.gru_cell"):
+            torch._VF.gru_cell = torch._C._VariableFunctions.gru_cell
