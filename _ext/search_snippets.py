@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lxml import html as lhtml
+try:                               # lxml comes with sacrebleu (requirements.txt)
+    from lxml import html as lhtml
+except ImportError:                # without it, search keeps Sphinx's own snippets (served sites only)
+    lhtml = None
 
 DROP_TAGS = ("pre", "script", "style", "img", "svg", "nav", "button", "form")
 DROP_CLASSES = ("cell_output", "headerlink", "prev-next-area", "bd-sidebar-secondary", "highlight")
@@ -44,7 +47,7 @@ def _esc(text: str) -> str:
 
 
 def write_pages(app, exception):
-    if exception is not None or app.builder.format != "html":
+    if exception is not None or app.builder.format != "html" or lhtml is None:
         return
     out = Path(app.outdir)
     pages = {}
