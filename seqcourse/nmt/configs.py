@@ -12,9 +12,10 @@ class Config:
     src_lang: str = "en"             # Multi30k only (Tatoeba is always English -> French)
     tgt_lang: str = "fr"
     lowercase: bool = False          # False: BLEU is cased, as sacreBLEU reports by default
-    min_freq: int = 2
-    max_vocab: int = 30000
-    max_len: int = 30                # training pairs with a longer side are dropped
+    tokenizer: str = "sentencepiece"  # subwords learned on the training split; "word": chapter 6's word vocabulary
+    max_vocab: int = 30000           # pieces (sentencepiece) or words (word) per language, specials included
+    min_freq: int = 2                # word tokenizer only: rarer words become <unk>
+    max_len: int = 30                # training pairs with a side longer than this many tokens are dropped
     train_max: int | None = None     # use only the first N training pairs (after the split)
     dev_max: int = 1000              # dev sentences for the per-epoch BLEU
     test_max: int | None = None      # test sentences for the final BLEU (None: all)
@@ -66,7 +67,7 @@ CONFIGS = {
                               lr=2e-3, lr_decay=0.85, label_smoothing=0.0, epochs=10, evals_per_epoch=1,
                               dev_max=1014, log_every=25, checkpoint_every=200, beam_size=5),
     # the tests: seconds on a CPU, on 2000 of the shortest pairs; it really trains (the loss goes down)
-    "smoke": Config(embed_size=32, hidden_size=48, dropout=0.0, min_freq=1, max_len=6, train_max=2000,
+    "smoke": Config(embed_size=32, hidden_size=48, dropout=0.0, min_freq=1, max_vocab=1000, max_len=8, train_max=2000,
                     dev_max=60, test_max=60, batch_size=32, lr=3e-3, lr_decay=1.0, label_smoothing=0.0,
                     epochs=3, log_every=10, checkpoint_every=40, beam_size=3),
 }
