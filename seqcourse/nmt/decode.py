@@ -16,7 +16,8 @@ from .data import EOS, PAD, SOS, UNK
 
 def _start(model, src, src_len):
     h, state = model.encode(src, src_len)                    # (B, Tx, 2H), (d_0, c_0)
-    return h, model.project_keys(h), src != PAD, state        # h_proj (B, Tx, H), mask (B, Tx)
+    h_proj = model.project_keys(h)                            # (B, Tx, H)
+    return h.to(h_proj.dtype), h_proj, src != PAD, state      # h in bf16 under autocast, mask (B, Tx)
 
 
 NEVER = (PAD, SOS, UNK)

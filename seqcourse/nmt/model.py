@@ -95,6 +95,7 @@ class NMT(nn.Module):
         """Teacher forcing. tgt_in (B, Ty) = <sos> y_1 .. y_{Ty-1} -> logits (B, Ty, V) (and alpha (B, Ty, Tx))."""
         h, state = self.encode(src, src_len)                                     # (B, Tx, 2H)
         h_proj = self.project_keys(h)                                            # (B, Tx, H)
+        h = h.to(h_proj.dtype)           # bf16 under autocast: cast once here, not at every step's bmm
         mask = src != PAD                                                        # (B, Tx)
         y = self.tgt_embed(tgt_in)                                               # (B, Ty, D)
         o = h.new_zeros(src.shape[0], self.hidden_size)                          # tilde d_0 = 0
