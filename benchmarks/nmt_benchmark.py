@@ -178,6 +178,7 @@ def main(argv=None):
     p.add_argument("--milestones", default="5,10,20,30,35", help="dev BLEU milestones")
     p.add_argument("--out", default=None, help="run folder (default: a temporary folder; an existing run is replaced)")
     p.add_argument("--device")
+    p.add_argument("--verbose", action="store_true", help="print the training's log (each evaluation) to stderr")
     a = p.parse_args(argv)
     if a.threads:
         torch.set_num_threads(a.threads)
@@ -222,8 +223,10 @@ def main(argv=None):
 
     # 3. test BLEU against training minutes, and the final quality
     out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="nmt-benchmark-"))
+    log = (lambda *x, **k: print(*x, **{**k, "file": sys.stderr}, flush=True)) if a.verbose else None
     with LoadSampler() as load:
-        m = train(cfg, a.data, out, device=device, verbose=False, force=True, test_curve=not a.no_test_curve)
+        m = train(cfg, a.data, out, device=device, verbose=a.verbose, force=True, test_curve=not a.no_test_curve,
+                  log=log)
     busy = m["train_cpu_minutes"] / max(m["train_minutes"], 1e-9)
     print(f"\n## training run: {m['steps']} steps, {m['epochs']:.2f} epochs, {m['train_minutes']:.1f} training "
           f"minutes (evaluations not counted), median {m['tokens_per_s']:,.0f} target tokens/s")

@@ -411,7 +411,7 @@ class TrainingInterrupted(KeyboardInterrupt):
 # ---------------------------------------------------------------------------------------------- training
 def train(cfg: Config, data_path=None, out_dir="runs/nmt", resume: bool = False, device=None,
           max_steps: int | None = None, verbose: bool = True, force: bool = False,
-          resume_command: str | None = None, test_curve: bool = False) -> dict:
+          resume_command: str | None = None, test_curve: bool = False, log=None) -> dict:
     """Train with ``cfg``; write ``checkpoint.pt`` (resumable), ``model.pt`` (best dev BLEU),
     ``metrics.json`` and ``curves.png`` into ``out_dir``; return the metrics.
 
@@ -421,11 +421,11 @@ def train(cfg: Config, data_path=None, out_dir="runs/nmt", resume: bool = False,
     resume (``resume_command``). ``max_steps`` stops after that many optimisation steps in all, as an
     interruption would (tests use it). ``test_curve`` also scores the test set (beam search) at every
     evaluation, for the benchmark's BLEU-against-minutes table (the reported test BLEU is still the model
-    chosen on the dev set).
+    chosen on the dev set). ``log`` replaces ``print`` for the messages (with ``verbose``).
     """
     out = Path(out_dir)
     device = resolve_device(device)
-    say = print if verbose else (lambda *a, **k: None)
+    say = (log or print) if verbose else (lambda *a, **k: None)
     ckpt = out / "checkpoint.pt"
     ck = None
     if resume and ckpt.exists():
