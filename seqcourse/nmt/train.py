@@ -18,6 +18,7 @@ import json
 import os
 import pickle
 import random
+import re
 import shlex
 import signal
 import sys
@@ -315,7 +316,7 @@ def load_checkpoint(path, device="cpu") -> dict:
         raise NMTError(f"{path} holds Python objects other than tensors and plain data, so loading it could "
                        f"run code: refused ({first}). Use a checkpoint written by seqcourse.nmt.train") from None
     except Exception as exc:  # noqa: BLE001 - zip, EOF and storage errors all mean the same to the user
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+        first = re.split(r"(?<=\.)\s", (str(exc).strip().splitlines() or [""])[0])[0][:160].rstrip(".")
         raise NMTError(f"{path} is not a readable PyTorch checkpoint ({type(exc).__name__}: {first}); it may be "
                        "truncated or corrupt: use another copy or train again") from None
     if not isinstance(ck, dict) or "model" not in ck or "config" not in ck:
