@@ -413,8 +413,9 @@ class TrainingInterrupted(KeyboardInterrupt):
 def train(cfg: Config, data_path=None, out_dir="runs/nmt", resume: bool = False, device=None,
           max_steps: int | None = None, verbose: bool = True, force: bool = False,
           resume_command: str | None = None, test_curve: bool = False, log=None) -> dict:
-    """Train with ``cfg``; write ``checkpoint.pt`` (resumable), ``model.pt`` (best dev BLEU),
-    ``metrics.json`` and ``curves.png`` into ``out_dir``; return the metrics.
+    """Train with ``cfg``; write ``checkpoint.pt`` (resumable), ``model.pt`` (best dev BLEU), ``history.json``
+    (the curves so far, at every evaluation), ``metrics.json`` and ``curves.png`` into ``out_dir``; return the
+    metrics.
 
     ``resume`` continues from ``out_dir/checkpoint.pt``, refusing a changed configuration unless ``force``;
     without ``resume``, an existing run in ``out_dir`` is not overwritten unless ``force``. Ctrl-C saves a
@@ -480,6 +481,8 @@ def train(cfg: Config, data_path=None, out_dir="runs/nmt", resume: bool = False,
         state["dev"].append(record)
         say(f"epoch {epoch_float:.2f}: dev loss {d_loss:.3f}, dev BLEU (greedy) {dev_bleu:.2f}, "
             f"{wall / 60:.1f} min" + (f", test BLEU {record['test_bleu']:.2f}" if test_curve else ""))
+        progress_record = {k: state[k] for k in ("step", "epoch", "batch", "elapsed", "cpu_seconds", "train", "dev")}
+        (out / "history.json").write_text(json.dumps(progress_record, indent=1))   # readable while training
         if dev_bleu > state["best_bleu"] or not (out / "model.pt").exists():
             state["best_bleu"] = max(dev_bleu, state["best_bleu"])
             save_checkpoint(out / "model.pt", model, cfg, src_tok, tgt_tok)
