@@ -391,11 +391,23 @@ def test_smoke_config_trains_end_to_end(smoke_run):
     assert 0 <= m["test_bleu"] <= 100 and m["tokens_per_s"] > 0 and len(m["samples"]) > 0
     assert m["config"]["tokenizer"] == "sentencepiece" and m["train_cpu_minutes"] > 0
     assert (out / "curves.png").stat().st_size > 1000 and (out / "model.pt").exists()
+    assert json.loads((out / "history.json").read_text())["dev"] == m["history"]["dev"]
     assert "test BLEU" in proc.stdout and "left out" in proc.stdout
     # model.pt is self-contained: the tokenizers travel with the weights, and it opens with weights_only=True
     ck = torch.load(out / "model.pt", weights_only=True)
     assert ck["format"] == "seqcourse.nmt checkpoint" and ck["src_tokenizer"]["kind"] == "sentencepiece"
     assert "optimizer" not in ck and ck["sha256"] == checksum(ck)
+
+
+def test_test_curve_scores_the_test_set_at_every_evaluation(toy_corpus, tmp_path):
+    """What the benchmark's table of test BLEU against training minutes is made of."""
+    from seqcourse.nmt.train import train
+
+    cfg = get_config("smoke", max_len=16, epochs=1, evals_per_epoch=2, test_max=20)
+    m = train(cfg, toy_corpus, tmp_path, device="cpu", verbose=False, test_curve=True)
+    assert len(m["history"]["dev"]) == 2
+    for r in m["history"]["dev"]:
+        assert 0 <= r["test_bleu"] <= 100 and 0 <= r["test_bleu_multi_ref"] <= 100 and r["cpu_seconds"] > 0
 
 
 def test_translate_cli_and_function(smoke_run, tmp_path):
