@@ -10,6 +10,8 @@
    training split, pieces per sentence (the decoder's steps: cost), the share of test sentences that decode back to
    exactly their text, and ``<unk>`` in the test encodings. ``tokenizers`` is optional (not a course dependency):
    without it, its rows say so.
+3. French typography in the references (the whole file, before normalisation): how often ``? ! : ;`` follow a
+   space (an ASCII space, U+00A0, U+202F or U+2009) rather than a letter or digit.
 """
 from __future__ import annotations
 
@@ -17,13 +19,15 @@ import argparse
 import datetime
 import io
 import os
+import re
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from seqcourse.nmt.data import SPECIALS, UNK, Vocab, load_tatoeba, tokenize  # noqa: E402
+from seqcourse.nmt.data import SPECIALS, UNK, Vocab, find_tatoeba, load_tatoeba, tokenize  # noqa: E402
 
 SIZE = 8000
 
@@ -120,6 +124,21 @@ def main(argv=None):
                 continue
             print(f"{lang:8s} {name:28s} {learn_s:8.1f} {enc_s:9.2f} {per:11.2f} {exact:12.2%} {unk:6d}")
         sys.stdout.flush()
+
+    print("\n## 3. French references: what comes before ? ! : ; (the whole file, as written)")
+    path = a.data or find_tatoeba()
+    before = {mark: Counter() for mark in "?!:;"}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            fr = line.rstrip("\n").split("\t")[1]
+            for m in re.finditer(r"(.)([?!:;])", fr):
+                prev = m.group(1)
+                kind = "space" if prev in " \u00a0\u202f\u2009" else "letter or digit" if prev.isalnum() else "other"
+                before[m.group(2)][kind] += 1
+    for mark, c in before.items():
+        n = sum(c.values())
+        print(f"{mark}  {n:6d} times: after a space {c['space'] / n:6.1%}, right after a letter or digit "
+              f"{c['letter or digit'] / n:5.1%}, after something else {c['other'] / n:5.1%}")
 
 
 if __name__ == "__main__":
