@@ -41,7 +41,7 @@ from pathlib import Path
 
 import torch
 
-from seqcourse import get_device, set_seed
+from seqcourse import set_seed
 from seqcourse.nmt.configs import CONFIGS, get_config
 from seqcourse.nmt.data import PAD, bucket_batches, collate
 from seqcourse.nmt.model import masked_loss
