@@ -1,4 +1,5 @@
-"""``python -m autograder grade ASSIGNMENT --submissions DIR|ARCHIVE.zip [options]`` (from the repository root).
+"""``python -m autograder grade ASSIGNMENT --submissions DIR|ARCHIVE.zip [options]`` (from the repository root);
+``python -m autograder worker --queue redis://HOST/0 --store-url postgresql+psycopg2://...`` (distributed mode).
 
 See README.md ("Grading a whole class safely") and :mod:`autograder` for the design and the threat model.
 """
@@ -9,7 +10,9 @@ import os
 import sys
 from pathlib import Path
 
-from .sandbox import Limits
+from .engine import AssignmentError
+from .sandbox import Limits, PackageMismatch
+from .submissions import CollectionError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -18,7 +21,11 @@ def _parser() -> argparse.ArgumentParser:
     g = sub.add_parser("grade", help="grade every submission of an assignment (isolated, parallel, resumable)")
     g.add_argument("assignment")
     g.add_argument("--submissions", required=True, type=Path,
-                   help="nbgrader's submitted/ folder (<student>/<assignment>/*.ipynb) or an LMS .zip archive")
+                   help="nbgrader's submitted/ folder (<student>/<assignment>/*.ipynb), or an LMS download (.zip, "
+                        "or the folder it was extracted to; see --lms)")
+    g.add_argument("--lms", choices=["nbgrader", "canvas", "moodle"], default="nbgrader",
+                   help="how file names say whose they are: nbgrader (its folder layout, or zip_collect's "
+                        "--zip-regexp), canvas ('Download Submissions'), moodle ('Download all submissions')")
     g.add_argument("--workers", type=int, default=0, help="parallel sandboxes (default: the CPU count)")
     g.add_argument("--db-url", help="gradebook URL (default: the nbgrader config's, else sqlite:///<root>/gradebook.db)")
     g.add_argument("--config", type=Path, help="nbgrader config file (default: autograder/nbgrader_config.py)")
@@ -34,7 +41,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="auto: bubblewrap if it works, else a loud warning and no filesystem/network isolation")
     g.add_argument("--require-sandbox", action="store_true", help="refuse to grade without bubblewrap")
     g.add_argument("--students", help="comma-separated student ids to grade (default: all)")
-    g.add_argument("--zip-regexp", help="named regexp for archive file names (nbgrader FileNameCollectorPlugin)")
+    g.add_argument("--zip-regexp", help="with --lms nbgrader: named regexp for archive member names, as nbgrader's "
+                                        "FileNameCollectorPlugin.named_regexp (default: the config's, else "
+                                        "<assignment>_<student>_attempt_<timestamp>_<file>)")
     d = Limits()
     g.add_argument("--cell-timeout", type=float, default=d.cell_seconds,
                    help=f"seconds per cell (default {d.cell_seconds:g}; at least TIME_FACTOR x the reference run's)")
@@ -43,12 +52,40 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--time-factor", type=float, default=5.0)
     g.add_argument("--memory-mb", type=int, default=d.memory_bytes >> 20, help="address space per process")
     g.add_argument("--nproc", type=int, default=d.nproc, help="processes and threads per submission")
+    g.add_argument("--cold", action="store_true",
+                   help="start a fresh interpreter for every submission instead of forking it from a warm sandbox "
+                        "that imported torch and the course package once (slower; same results)")
+    g.add_argument("--queue", metavar="URL", default=os.environ.get("AUTOGRADER_QUEUE"),
+                   help="distributed mode: the Celery broker (redis://HOST:6379/0); `python -m autograder worker` "
+                        "processes grade, this command enqueues, waits and records (env AUTOGRADER_QUEUE)")
+    g.add_argument("--store-url", metavar="URL", default=os.environ.get("AUTOGRADER_STORE_URL"),
+                   help="distributed mode: PostgreSQL database for bundles, submissions and results "
+                        "(default: the gradebook's db_url; env AUTOGRADER_STORE_URL)")
+    w = sub.add_parser("worker", help="distributed mode: grade the submissions that `grade --queue` enqueues")
+    w.add_argument("--queue", metavar="URL", default=os.environ.get("AUTOGRADER_QUEUE"),
+                   help="the Celery broker, e.g. redis://HOST:6379/0 (env AUTOGRADER_QUEUE)")
+    w.add_argument("--store-url", metavar="URL", default=os.environ.get("AUTOGRADER_STORE_URL"),
+                   help="the PostgreSQL store the submitter uses (env AUTOGRADER_STORE_URL)")
+    w.add_argument("--concurrency", type=int, default=0, help="parallel sandboxes (default: the CPU count)")
+    w.add_argument("--sandbox", choices=["auto", "bwrap", "none"], default="auto")
+    w.add_argument("--require-sandbox", action="store_true", help="refuse to start without bubblewrap")
+    w.add_argument("--cold", action="store_true", help="no warm sandboxes (see grade --cold)")
+    w.add_argument("--cache-dir", type=Path, help="bundles, reference traces, font cache (default: a temp folder)")
+    w.add_argument("--name", help="worker name in logs and the store (default: autograder-PID@HOST)")
+    w.add_argument("--visibility-timeout", type=float, default=3600.0,
+                   help="seconds after which Redis hands an unacknowledged task (its worker died) to another "
+                        "worker; must exceed the longest grading (default 3600)")
+    w.add_argument("--loglevel", default="INFO")
     return p
 
 
 def options(argv=None):
     """The :class:`autograder.batch.Options` that a command line stands for."""
     args = _parser().parse_args(argv)
+    return _options(args)
+
+
+def _options(args):
     from . import batch
 
     limits = Limits(cell_seconds=args.cell_timeout, notebook_seconds=args.notebook_timeout,
@@ -59,29 +96,40 @@ def options(argv=None):
         db_url=args.db_url, config=args.config, course_root=args.course_root, source=args.source, out=args.out,
         force=args.force, retry_failed=args.retry_failed,
         sandbox="bwrap" if args.require_sandbox else args.sandbox, limits=limits, time_factor=args.time_factor,
-        zip_regexp=args.zip_regexp or batch.DEFAULT_ZIP_REGEXP,
+        zip_regexp=args.zip_regexp, lms=args.lms,
         students=args.students.split(",") if args.students else None, feedback_dir=args.feedback_dir,
-        cache_dir=args.cache_dir)
+        cache_dir=args.cache_dir, queue=args.queue, store_url=args.store_url, warm=not args.cold)
     return opts
 
 
+def _one_line(exc: BaseException) -> str:
+    """A fatal error as ONE line for the terminal; ``autograde.log`` has all of it."""
+    text = str(exc).strip() or type(exc).__name__
+    known = isinstance(exc, (AssignmentError, CollectionError, PackageMismatch, ValueError, OSError))
+    first = text.splitlines()[0]
+    if not known:
+        first = f"{type(exc).__name__}: {first}"
+    cut = len(text.splitlines()) > 1 or len(first) > 600
+    return (first if len(first) <= 600 else first[:597] + "...") + (" (the rest is in autograde.log)" if cut else "")
+
+
 def main(argv=None) -> int:
-    opts = options(argv)
-    from . import batch
+    args = _parser().parse_args(argv)
     import logging
 
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    if args.command == "worker":
+        return _worker(args)
+    opts = _options(args)
+    from . import batch
     try:
         summary = batch.run(opts)
-    except batch.AssignmentError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except RuntimeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("interrupted; graded submissions are saved; run the same command again to resume", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001 - one clear line; the log has the whole message (and a traceback)
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 2
     counts: dict = {}
     for r in summary.rows:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
@@ -91,6 +139,25 @@ def main(argv=None) -> int:
     if summary.warnings:
         print("WARNING: graded WITHOUT a sandbox (see the log)", file=sys.stderr)
     return 1 if summary.failed_to_record else 0
+
+
+def _worker(args) -> int:
+    if not args.queue or not args.store_url:
+        print("error: a worker needs --queue redis://HOST:6379/0 and --store-url postgresql+psycopg2://...",
+              file=sys.stderr)
+        return 2
+    from . import distributed
+
+    try:
+        return distributed.run_worker(queue_url=args.queue, store_url=args.store_url,
+                                      concurrency=args.concurrency or (os.cpu_count() or 1),
+                                      sandbox_mode="bwrap" if args.require_sandbox else args.sandbox,
+                                      cache_dir=args.cache_dir, name=args.name,
+                                      visibility_timeout=args.visibility_timeout, loglevel=args.loglevel,
+                                      warm=not args.cold)
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

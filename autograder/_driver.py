@@ -1,8 +1,10 @@
 """The in-sandbox half of the autograder: runs ONE notebook plan and reports what happened.
 
-This file is started by :mod:`autograder.sandbox` as ``python -I _driver.py`` inside the sandbox (bubblewrap,
-or a weaker fallback). It reads a JSON *plan* from stdin, drops privileges and sets resource limits, then
-executes the plan's cells in order in an IPython shell (no Jupyter kernel, no ZeroMQ):
+This file is started by :mod:`autograder.sandbox` as ``python -s -B -P _driver.py`` inside the sandbox (bubblewrap,
+or a weaker fallback). It reads a JSON *setup* line from stdin, drops privileges and sets resource limits, then
+receives the notebook's cells ONE AT A TIME on the same pipe, each only when it is about to run (so no test
+cell, hidden or not, is anywhere in this process before its turn), and executes each in an IPython shell
+(no Jupyter kernel, no ZeroMQ):
 
 - ``student`` cells (the student's code) go through ``InteractiveShell.run_cell`` like in Jupyter;
 - ``instructor`` cells (locked setup cells) and ``test`` cells (the instructor's autograded tests) are
@@ -19,7 +21,11 @@ Because student code shares this process, everything in here is best-effort hard
 captured before any student code runs; the instrumented test code reaches the recorder and the builtins
 through constants patched into its code objects, not through names the student can rebind; library modules
 (torch, numpy, the course package, builtins...) are snapshotted before student code runs and restored
-before every test cell, and any change made to them while a test runs is reported.
+before every test cell, and any change made to them while a test runs is reported, unless the new value is
+the instructor's own (a function whose code comes from an instructor cell or from the course package, such
+as a checker that makes a forbidden function raise while a test runs). Every message from the grader carries
+a fresh token that signs the events of that cell only; names bound only by a hidden test are removed from
+the namespace after its cell.
 
 Only the standard library is imported before privileges are dropped.
 """
@@ -35,11 +41,32 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     # Interrupts are how the grader stops a cell that runs too long: make sure SIGINT raises
     # KeyboardInterrupt even if the grader was started with SIGINT ignored (e.g. as a background job).
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    plan = _json.loads(sys.stdin.buffer.read().decode("utf-8"))
-    # stdin is not needed any more; student code must not find the plan there.
+    # The command pipe: the grader writes one JSON message per line on it, the setup first, then each cell when
+    # it is about to run. It moves off fd 0, which becomes /dev/null: input() in a cell must not eat a message.
+    cmd_fd = os.dup(0)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
+    _read = os.read
+    pending = bytearray()
+
+    def read_msg():
+        while b"\n" not in pending:
+            try:
+                chunk = _read(cmd_fd, 1 << 20)
+            except InterruptedError:
+                continue
+            except KeyboardInterrupt:  # an interrupt meant for a cell that had just ended: not for us
+                continue
+            if not chunk:
+                return None
+            pending.extend(chunk)
+        i = pending.index(b"\n")
+        line = bytes(pending[:i])
+        del pending[: i + 1]
+        return _json.loads(line.decode("utf-8"))
+
+    plan = read_msg()
 
     # ------------------------------------------------------------------ privileges and limits (stdlib only)
     import resource
@@ -81,7 +108,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     os.chdir(workdir)
     import base64 as _b64
 
-    for name, data in plan.get("files", {}).items():
+    for name, data in plan.pop("files", {}).items():
         path = os.path.join(workdir, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
@@ -97,7 +124,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
 
     # ------------------------------------------------------------------ the event channel
     event_fd = plan["event_fd"]
-    token = plan["token"]
+    signer = {"tok": plan.pop("tok")}   # the token of the message being answered (the setup, then each cell)
     from json.encoder import encode_basestring_ascii as _esc
 
     _write = os.write
@@ -142,7 +169,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     def emit(obj):
         if _getpid() != my_pid:  # a forked copy of this process must never speak for it
             return
-        obj["tok"] = token
+        obj["tok"] = signer["tok"]
         data = (enc(obj) + "\n").encode("utf-8", "replace")
         old = _sigmask(_BLOCK, _block_set)  # an interrupt must not cut an event in half
         try:
@@ -222,7 +249,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
 
     _b2a = binascii.b2a_base64
     _is_not = operator.is_not
-    _any, _map = any, map
+    _any, _all, _map = any, all, map
     _settrace, _setprofile = sys.settrace, sys.setprofile
     _thr_settrace, _thr_setprofile = threading.settrace, threading.setprofile
     _compile, _exec = compile, exec
@@ -231,6 +258,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     _gc_collect = gc.collect
     _set_attr = setattr
     _type_setattr = type.__setattr__
+    _type_delattr = type.__delattr__
     _mro_get = type.__dict__["__mro__"].__get__
     _tqualname = type.__dict__["__qualname__"].__get__
     _tmodule = type.__dict__["__module__"].__get__
@@ -238,7 +266,10 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     max_value_bytes = int(plan.get("max_value_bytes", 16 << 20))
     budget = {"left": int(plan.get("max_event_bytes", 64 << 20))}
 
-    # ---- values -> plain data. Exact types only: a subclass (an always-equal object...) becomes 'opaque'.
+    # ---- values -> plain data, read with the base types' own (captured) methods: an object that merely imitates
+    # a number, a container or a tensor (an always-equal object...) becomes 'opaque' and fails its check; a
+    # SUBCLASS of a plain type is reported by what it really holds (its overridden __eq__/__iter__ are never
+    # called), so the judge's recomputation with plain semantics decides, whatever the subclass claims.
     if torch is not None:
         TB = torch._C.TensorBase
         _t_detach, _t_cpu, _t_contig, _t_numpy, _t_to = TB.detach, TB.cpu, TB.contiguous, TB.numpy, TB.to
@@ -249,16 +280,18 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
         _t_is_q = TB.__dict__["is_quantized"].__get__
         _t_is_meta = TB.__dict__["is_meta"].__get__
         _t_is_nested = TB.__dict__["is_nested"].__get__
-        tensor_types = (torch.Tensor, torch.nn.Parameter)
         strided = torch.strided
         f32 = torch.float32
         widen = {torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2} if hasattr(torch, "float8_e4m3fn") else {torch.bfloat16}
         t_dtype_type, t_device_type, t_size_type = torch.dtype, torch.device, torch.Size
+        t_enum_types = tuple(t for t in (getattr(torch, "layout", None), getattr(torch, "memory_format", None),
+                                         getattr(torch, "qscheme", None)) if _isinstance(t, type))
         _dtype_str = torch.dtype.__repr__
         _device_str = torch.device.__str__
     else:
-        tensor_types = ()
+        TB = None
         t_dtype_type = t_device_type = t_size_type = None
+        t_enum_types = ()
     if np is not None:
         nd = np.ndarray
         _np_ascont = np.ascontiguousarray
@@ -266,10 +299,22 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
         _np_dtype = nd.__dict__["dtype"].__get__ if "dtype" in nd.__dict__ else None
         _np_shape = nd.__dict__["shape"].__get__ if "shape" in nd.__dict__ else None
         np_generic = np.generic
+        np_dtype_type = np.dtype
         _np_array = np.array
         _np_dtype_str = np.dtype.__dict__["str"].__get__
     else:
-        nd = np_generic = None
+        nd = np_generic = np_dtype_type = None
+    import collections
+
+    _OrderedDict = collections.OrderedDict
+    _list_iter, _tuple_iter, _set_iter, _fs_iter = list.__iter__, tuple.__iter__, set.__iter__, frozenset.__iter__
+    _dict_items, _dict_len = dict.items, dict.__len__
+    _list_len, _tuple_len, _set_len, _fs_len = list.__len__, tuple.__len__, set.__len__, frozenset.__len__
+    _bjoin = b"".join
+    _dict_keys_type = _type({}.keys())
+    _dict_items_type = _type({}.items())
+    _range, _slice, _ellipsis = range, slice, _type(Ellipsis)
+    _float_hex = float.hex
 
     def b64(b):
         return _b2a(b, newline=False).decode("ascii")
@@ -284,47 +329,81 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             return ["none"]
         if t is bool:
             return ["bool", v]
-        if t is int:
-            try:
-                return ["int", _int_repr(v)]
-            except ValueError:
-                return ["opaque", "int (too large)"]
-        if t is float:
-            return ["float", float.hex(v)]
-        if t is complex:
-            return ["complex", float.hex(v.real), float.hex(v.imag)]
-        if t is str:
-            return ["str", v] if spend(_len(v)) else ["opaque", "str (too large)"]
-        if t is bytes:
-            return ["bytes", b64(v)] if spend(_len(v)) else ["opaque", "bytes (too large)"]
         if depth > 20:
             return ["opaque", "nested too deeply"]
-        if t is list or t is tuple:
-            if _len(v) > 100000:
-                return ["opaque", f"{t.__name__} (too long)"]
-            return [t.__name__, [ser(x, depth + 1) for x in v]]
-        if t is dict:
-            if _len(v) > 10000:
-                return ["opaque", "dict (too long)"]
-            return ["dict", [[ser(k, depth + 1), ser(x, depth + 1)] for k, x in v.items()]]
-        if tensor_types and t in tensor_types:
-            return ser_tensor(v)
-        if t_size_type is not None and t is t_size_type:
-            return ["size", [ser(x, depth + 1) for x in v]]
-        if t_dtype_type is not None and t is t_dtype_type:
-            return ["tdtype", _dtype_str(v)]
-        if t_device_type is not None and t is t_device_type:
-            return ["tdevice", _device_str(v)]
-        if nd is not None and t is nd:
-            return ser_ndarray(v)
-        if np_generic is not None and np_generic in _mro_get(t):
+        try:
+            mro = _mro_get(t)
+        except _BaseException:  # noqa: BLE001
+            return ["opaque", "unknown type"]
+        # numpy scalars first: numpy.float64 is also a subclass of float, numpy.str_ of str
+        if np_generic is not None and np_generic in mro:
             try:
                 return ["npscalar", ser_ndarray(_np_array(v))]
             except _BaseException:  # noqa: BLE001
                 return ["opaque", "numpy scalar"]
-        if _isinstance(v, type):
+        if int in mro:
+            try:
+                return ["int", _int_repr(v)]
+            except ValueError:
+                return ["opaque", "int (too large)"]
+        if float in mro:
+            return ["float", _float_hex(v)]
+        if complex in mro:
+            return ["complex", _float_hex(complex.real.__get__(v)), _float_hex(complex.imag.__get__(v))]
+        if str in mro:
+            s = v if t is str else _join((v,))
+            return ["str", s] if spend(_len(s)) else ["opaque", "str (too large)"]
+        if bytes in mro:
+            b = v if t is bytes else _bjoin((v,))
+            return ["bytes", b64(b)] if spend(_len(b)) else ["opaque", "bytes (too large)"]
+        if tuple in mro:    # namedtuples and torch.return_types too: compared as tuples
+            if _tuple_len(v) > 100000:
+                return ["opaque", "tuple (too long)"]
+            return ["tuple", [ser(x, depth + 1) for x in _tuple_iter(v)]]
+        if list in mro:
+            if _list_len(v) > 100000:
+                return ["opaque", "list (too long)"]
+            return ["list", [ser(x, depth + 1) for x in _list_iter(v)]]
+        if dict in mro:
+            if _dict_len(v) > 10000:
+                return ["opaque", "dict (too long)"]
+            return ["odict" if t is _OrderedDict else "dict",
+                    [[ser(k, depth + 1), ser(x, depth + 1)] for k, x in _dict_items(v)]]
+        if set in mro or frozenset in mro:
+            it, n = (_set_iter, _set_len) if set in mro else (_fs_iter, _fs_len)
+            if n(v) > 100000:
+                return ["opaque", "set (too long)"]
+            return ["set" if set in mro else "frozenset", [ser(x, depth + 1) for x in it(v)]]
+        if t is _dict_keys_type:   # d.keys() compares like a set
+            return ["set", [ser(x, depth + 1) for x in v]]
+        if t is _dict_items_type:
+            return ["set", [["tuple", [ser(k, depth + 1), ser(x, depth + 1)]] for k, x in v]]
+        if TB is not None and TB in mro:
+            return ser_tensor(v)
+        if t_size_type is not None and t is t_size_type:
+            return ["size", [ser(x, depth + 1) for x in _tuple_iter(v)]]
+        if t_dtype_type is not None and t is t_dtype_type:
+            return ["tdtype", _dtype_str(v)]
+        if t_device_type is not None and t is t_device_type:
+            return ["tdevice", _device_str(v)]
+        if t in t_enum_types:
+            return ["tconst", _tqualname(t), short(_str(v), 100)]
+        if nd is not None and nd in mro:
+            return ser_ndarray(v)
+        if np_dtype_type is not None and np_dtype_type in mro:
+            try:
+                return ["npdtype", _np_dtype_str(v)]
+            except _BaseException:  # noqa: BLE001
+                return ["opaque", "numpy dtype"]
+        if t is _range:
+            return ["range", _int_repr(v.start), _int_repr(v.stop), _int_repr(v.step)]
+        if t is _slice:
+            return ["slice", ser(v.start, depth + 1), ser(v.stop, depth + 1), ser(v.step, depth + 1)]
+        if t is _ellipsis:
+            return ["ellipsis"]
+        if type in mro:
             return ["type", short(_tmodule(v), 300), short(_tqualname(v), 300)]
-        return ["opaque", short(_tqualname(t), 200)]
+        return ["opaque", short(_tmodule(t), 100) + "." + short(_tqualname(t), 200)]
 
     def ser_tensor(v):
         try:
@@ -338,7 +417,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             arr = _t_numpy(_t_contig(x))
             raw = _np_tobytes(arr)
             if not spend(_len(raw)):
-                return ["opaque", "tensor (too large)"]
+                return ["opaque", f"tensor (too large: {_len(raw) >> 20} MiB)"]
             return ["tensor", _dtype_str(dt), [_int(s) for s in _t_shape(v)], _np_dtype_str(_np_dtype(arr)), b64(raw)]
         except _BaseException as e:  # noqa: BLE001
             return ["opaque", "tensor: " + describe_exc(e)["msg"][:200]]
@@ -352,7 +431,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             arr = _np_ascont(v)
             raw = _np_tobytes(arr)
             if not spend(_len(raw)):
-                return ["opaque", "array (too large)"]
+                return ["opaque", f"array (too large: {_len(raw) >> 20} MiB)"]
             return ["ndarray", _np_dtype_str(_np_dtype(arr)), [_int(s) for s in _np_shape(v)], b64(raw)]
         except _BaseException as e:  # noqa: BLE001
             return ["opaque", "array: " + describe_exc(e)["msg"][:200]]
@@ -369,6 +448,8 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
 
     snap_modules = []  # (name, module dict, keys tuple, values tuple)
     snap_classes = []  # (qualified name, class, keys tuple, values tuple)
+    class_keys = {}    # id(class) -> (number of keys, all keys) before any notebook code
+    _absent = object()
     seen_classes = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -395,6 +476,8 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
                         seen_classes.add(id(v))
                         cd = {ck: cv for ck, cv in v.__dict__.items() if _isinstance(cv, KINDS)}
                         snap_classes.append((cmod + "." + _tqualname(v), v, tuple(cd), tuple(cd.values())))
+                        # every key, so that one ADDED later is seen too (a __call__ shadowing the inherited one)
+                        class_keys[id(v)] = (_len(v.__dict__), frozenset(v.__dict__))
             snap_modules.append((name, d, tuple(keep), tuple(keep.values())))
     snap_sysmodules = {name: mod for name, mod in sys.modules.items() if mod is not None and protected_module(name)}
     _dget = dict.get
@@ -409,20 +492,123 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             cd = cls.__dict__
             if _any(_map(_is_not, _map(cd.get, keys), vals)):
                 out += [(qn + "." + k, cls, k, v) for k, v in _zip(keys, vals) if cd.get(k) is not v]
+            n0, all0 = class_keys[id(cls)]
+            if _len(cd) != n0:
+                out += [(qn + "." + k, cls, k, _absent) for k in list(cd) if k not in all0]
         for name, mod in snap_sysmodules.items():
             if _dget(_sysmodules, name) is not mod:
                 out.append(("sys.modules[" + name + "]", _sysmodules, name, mod))
         return out
 
     _FunctionType = types.FunctionType
+    _CodeType = types.CodeType
+    _missing = object()
+
+    # ---- the instructor's own values. A test may patch a library function on purpose while it runs (e.g. make
+    # nn.GRUCell.forward raise, to check that an answer does not call it) and restore it afterwards. Such a value
+    # is not tampering: it is a function whose code object IS one the grader loaded for an instructor cell or
+    # one of the course package's (identity, not name: a student cannot mint either), whose globals are the
+    # notebook's or the course module's, and whose closure and defaults hold only inert data or such functions.
+    trusted_codes = set()
+    trusted_refs = []           # keeps the trusted code objects alive, so that their ids stay theirs
+    trusted_globals = set()
+
+    def trust_code(code, depth=0):
+        if _type(code) is not _CodeType or depth > 50 or id(code) in trusted_codes:
+            return
+        trusted_codes.add(id(code))
+        trusted_refs.append(code)
+        for c in code.co_consts:
+            if _type(c) is _CodeType:
+                trust_code(c, depth + 1)
+
+    def trust_object(v, depth=0):
+        t = _type(v)
+        if t is staticmethod or t is classmethod:
+            v, t = v.__func__, _type(v.__func__)
+        if t is property:
+            for f in (v.fget, v.fset, v.fdel):
+                trust_object(f, depth + 1)
+        elif t is _FunctionType:
+            if v.__globals__ is module_dict[0]:   # defined in this module (not imported into it)
+                trust_code(v.__code__)
+            inner = v.__dict__.get("__wrapped__")   # e.g. a @contextmanager: the code is the wrapped function's
+            if inner is not None and depth < 4:
+                trust_object(inner, depth + 1)
+        elif t is type and depth < 2:
+            for cv in list(v.__dict__.values()):
+                trust_object(cv, depth + 1)
+
+    module_dict = [None]
+    for pkg in plan.get("preload_packages", []):
+        for name, mod in list(sys.modules.items()):
+            if mod is None or not (name == pkg or name.startswith(pkg + ".")):
+                continue
+            try:
+                d = object.__getattribute__(mod, "__dict__")
+            except Exception:  # noqa: BLE001
+                continue
+            trusted_globals.add(id(d))
+            module_dict[0] = d
+            for v in list(d.values()):
+                try:
+                    if _isinstance(v, type) and _tmodule(v) != name:
+                        continue  # a class imported from elsewhere (torch...): not the course's code
+                    trust_object(v)
+                except Exception:  # noqa: BLE001
+                    pass
+    _INERT = (_type(None), bool, int, float, complex, str, bytes)
+
+    def trusted_value(v, depth=0):
+        if depth > 6:
+            return False
+        t = _type(v)
+        if t in _INERT:
+            return True
+        if t is tuple or t is frozenset:
+            return _all(trusted_value(x, depth + 1) for x in v)
+        if t is staticmethod or t is classmethod:
+            return trusted_value(v.__func__, depth + 1)
+        if t is property:
+            return _all(f is None or trusted_value(f, depth + 1) for f in (v.fget, v.fset, v.fdel))
+        if t is not _FunctionType:
+            return False
+        if id(v.__code__) not in trusted_codes:
+            return False
+        g = v.__globals__
+        if g is not user_ns and id(g) not in trusted_globals:
+            return False
+        for c in v.__closure__ or ():
+            try:
+                x = c.cell_contents
+            except ValueError:
+                continue
+            if x is not v and not part_ok(x, depth):
+                return False
+        if not _all(part_ok(x, depth) for x in (v.__defaults__ or ())):
+            return False
+        return _all(part_ok(x, depth) for x in (v.__kwdefaults__ or {}).values())
+
+    def trusted_patch(v):
+        """Whether a value put into a library object is the instructor's own: a trusted FUNCTION (plain data
+        is not: `torch.pi = 3` or a new class attribute is somebody's change)."""
+        return _type(v) in (_FunctionType, staticmethod, classmethod, property) and trusted_value(v)
+
+    def part_ok(x, depth):
+        """What a trusted function may hold in its closure or defaults: inert data, trusted functions, and the
+        library's own objects as they were before any notebook code ran (e.g. the original it restores)."""
+        return id(x) in snap_value_ids or trusted_value(x, depth + 1)
 
     def suspicious_changes(changes):
-        """Changes that are not a library wrapping its own function (functools.wraps keeps ``__wrapped__``)."""
+        """Changes that are neither a library wrapping its own function (functools.wraps keeps ``__wrapped__``)
+        nor the instructor's own patch (see ``trusted_value``)."""
         out = []
         for name, where, k, old in changes:
             try:
                 new = where[k] if _type(where) is dict else where.__dict__.get(k)
                 if _type(new) is _FunctionType and new.__dict__.get("__wrapped__") is old:
+                    continue
+                if trusted_patch(new):
                     continue
             except _BaseException:  # noqa: BLE001
                 pass
@@ -432,13 +618,21 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     def restore(changes):
         for _, where, k, v in changes:
             try:
-                if _type(where) is dict:
+                if v is _absent:   # a key that was not there: removed again
+                    _type_delattr(where, k)
+                elif _type(where) is dict:
                     where[k] = v
                 else:
                     _type_setattr(where, k, v)
             except _BaseException:  # noqa: BLE001
                 pass
 
+    snap_attr = {}
+    snap_value_ids = {id(_v) for _n, _d, _keys, _vals in snap_modules for _v in _vals}
+    snap_value_ids |= {id(_v) for _qn, _cls, _keys, _vals in snap_classes for _v in _vals}
+    for _qn, _cls, _keys, _vals in snap_classes:
+        for _k, _v in _zip(_keys, _vals):
+            snap_attr[(id(_cls), _k)] = _v
     audit = {"active": False, "events": []}
     suspicious = ("ctypes.", "gc.get_referrers", "gc.get_referents", "gc.get_objects", "sys._current_frames",
                   "sys.settrace", "sys.setprofile", "object.__setattr__", "object.__delattr__")
@@ -452,6 +646,11 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
                     obj = args[0]
                     if id(obj) not in seen_classes:  # only classes that existed before any notebook code
                         return
+                    if event == "object.__setattr__" and _len(args) > 2:
+                        value = args[2]
+                        # putting the pristine value back, or installing the instructor's own: not tampering
+                        if value is snap_attr.get((id(obj), args[1]), _missing) or trusted_patch(value):
+                            return
                     event = f"{event} {_tmodule(obj)}.{_tqualname(obj)}.{args[1]}"
                 except Exception:  # noqa: BLE001
                     return
@@ -649,7 +848,93 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
 
     def run_trusted(cell):
         code = patch_consts(_loads(_b64.b64decode(cell["code_b64"])), const_table)
+        trust_code(code)   # the functions it defines are the instructor's own (see trusted_value)
         _exec(code, user_ns)
+
+    hidden_names = set()   # names that only hidden tests bind: never left in the namespace for student cells
+    PART_DONE = object()
+    test_state = {}
+
+    def run_test_part(cell):
+        """Run one part of a test cell (its first part starts the test, its last part or an error ends it).
+        Returns PART_DONE when more parts follow, else the test's error (None when it passed)."""
+        part, last = cell.get("part", 0), cell.get("last", True)
+        ts = test_state
+        if part == 0:
+            ts.clear()
+            gid = cell["grade_id"]
+            _settrace(None)
+            _setprofile(None)
+            _thr_settrace(None)
+            _thr_setprofile(None)
+            before_restore = changed_names()
+            ts["restored"] = suspicious_changes(before_restore)
+            restore(before_restore)
+            shadowed = {}
+            for k, v in instructor_names.items():
+                if user_ns.get(k, shadowed) is not v:
+                    shadowed[k] = user_ns.get(k, shadowed)
+                    user_ns[k] = v
+            if user_ns.get("__builtins__") is not builtins:
+                user_ns["__builtins__"] = builtins
+            ts.update(gid=gid, shadowed=shadowed, before=dict(user_ns), saved={})
+            current["test"], current["count"] = gid, 0
+            audit["events"] = []
+        elif ts.get("gid") != cell.get("grade_id"):
+            return {"type": "RuntimeError", "msg": "a part of a test arrived out of order"}
+        if cell.get("hidden"):
+            # what the visible part left in these names is what the student's own notebook has: kept, to be
+            # put back for the student's cells once the test is over
+            for k in cell.get("binds", []):
+                if _type(k) is str and k not in ts["saved"]:
+                    ts["saved"][k] = user_ns.get(k, _missing)
+        exc_info = None
+        audit["active"] = True
+        try:
+            run_trusted(cell)
+        except _BaseException as e:  # noqa: BLE001
+            exc_info = describe_exc(e)
+            try:
+                tb, line = e.__traceback__, None
+                while tb is not None:
+                    if tb.tb_frame.f_code.co_filename == cell["filename"]:
+                        line = tb.tb_lineno
+                    tb = tb.tb_next
+                exc_info["line"] = line
+            except _BaseException:  # noqa: BLE001
+                pass
+        audit["active"] = False
+        if exc_info is None and not last:
+            return PART_DONE
+        current["test"] = None
+        during = changed_names()
+        during_report = suspicious_changes(during)
+        restore(during)
+        shadowed = ts["shadowed"]
+        rebound = bound_names_after(ts["before"])
+        instructor_names.update(rebound)   # later tests see what this one left, as in nbgrader
+        for k, v in shadowed.items():  # the student's own bindings come back for the student's cells
+            if k not in rebound and v is not shadowed:
+                user_ns[k] = v
+        # what the hidden parts bound: the student's cells get what the visible part had left (or nothing)
+        for k, v in ts["saved"].items():
+            if v is _missing:
+                user_ns.pop(k, None)
+                hidden_names.add(k)
+            else:
+                user_ns[k] = v
+        hide = {k for k in cell.get("hide", []) if _type(k) is str}   # a cell that could not be cut in parts
+        hidden_names.update(hide)
+        for k in hidden_names:
+            put_back = shadowed.get(k) is shadowed and k not in rebound   # restored for this test only
+            if (k in hide or put_back) and k in instructor_names and user_ns.get(k, _missing) is instructor_names[k]:
+                del user_ns[k]
+        emit({"ev": "test_end", "test": ts["gid"], "ok": exc_info is None, "exc": exc_info,
+              "checks": current["count"], "restored": ts["restored"][:50],
+              "changed": during_report[:50], "audit": list(audit["events"]),
+              "shadowed": sorted(k for k in shadowed)[:50]})
+        ts.clear()
+        return exc_info
 
     emit({"ev": "ready", "pid": my_pid, "uid": os.getuid(), "nproc_limited": nproc_effective, "notes": notes,
           "preload_errors": preload_errors, "python": sys.version.split()[0],
@@ -658,14 +943,21 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     import time
 
     _now = time.perf_counter
-    for index, cell in enumerate(plan["cells"]):
+    while True:
+        cell = read_msg()
         if _getpid() != my_pid:
             _exit(0)
-        kind = cell["kind"]
-        emit({"ev": "cell_start", "i": index})
-        out, err = Capped(), Capped()
+        if cell is None:   # the grader closed the pipe: it wants nothing more
+            break
+        signer["tok"] = cell.pop("tok", None)
+        if cell.get("end"):
+            break
+        index, kind = cell["i"], cell["kind"]
+        if not cell.get("part"):   # a new cell (the later parts of a test cell continue it)
+            emit({"ev": "cell_start", "i": index})
+            out, err = Capped(), Capped()
+            t0 = _now()
         sys.stdout, sys.stderr = out, err
-        t0 = _now()
         error = None
         try:
             if kind == "student":
@@ -697,54 +989,11 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
                     error = describe_exc(e)
                 instructor_names.update(bound_names_after(before))
             elif kind == "test":
-                gid = cell["grade_id"]
-                _settrace(None)
-                _setprofile(None)
-                _thr_settrace(None)
-                _thr_setprofile(None)
-                before_restore = changed_names()
-                restored_report = suspicious_changes(before_restore)
-                restore(before_restore)
-                shadowed = {}
-                for k, v in instructor_names.items():
-                    if user_ns.get(k, shadowed) is not v:
-                        shadowed[k] = user_ns.get(k, shadowed)
-                        user_ns[k] = v
-                if user_ns.get("__builtins__") is not builtins:
-                    user_ns["__builtins__"] = builtins
-                before = dict(user_ns)
-                current["test"], current["count"] = gid, 0
-                audit["events"] = []
-                audit["active"] = True
-                exc_info = None
-                try:
-                    run_trusted(cell)
-                except _BaseException as e:  # noqa: BLE001
-                    exc_info = describe_exc(e)
-                    try:
-                        tb, line = e.__traceback__, None
-                        while tb is not None:
-                            if tb.tb_frame.f_code.co_filename == cell["filename"]:
-                                line = tb.tb_lineno
-                            tb = tb.tb_next
-                        exc_info["line"] = line
-                    except _BaseException:  # noqa: BLE001
-                        pass
-                audit["active"] = False
-                current["test"] = None
-                during = changed_names()
-                during_report = suspicious_changes(during)
-                restore(during)
-                rebound = bound_names_after(before)
-                instructor_names.update(rebound)
-                for k, v in shadowed.items():  # the student's own bindings come back for the student's cells
-                    if k not in rebound and v is not shadowed:
-                        user_ns[k] = v
-                emit({"ev": "test_end", "test": gid, "ok": exc_info is None, "exc": exc_info,
-                      "checks": current["count"], "restored": restored_report[:50],
-                      "changed": during_report[:50], "audit": list(audit["events"]),
-                      "shadowed": sorted(k for k in shadowed)[:50]})
-                error = exc_info
+                error = run_test_part(cell)
+                if error is PART_DONE:   # more parts follow: the cell goes on with the next message
+                    sys.stdout, sys.stderr = real_stdout, real_stderr
+                    emit({"ev": "part_end", "i": index, "part": cell.get("part", 0)})
+                    continue
         except _KeyboardInterrupt:
             error = {"type": "KeyboardInterrupt", "msg": "interrupted (time limit)"}
         except _BaseException as e:  # noqa: BLE001 - the driver itself must survive anything a cell does
@@ -755,6 +1004,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             _exit(0)
         emit({"ev": "cell_end", "i": index, "seconds": round(_now() - t0, 4), "error": error,
               "stdout": out.text(), "stdout_chars": out.total, "stderr": err.text(), "stderr_chars": err.total})
+        del cell, out, err
     _t = os.times()
     emit({"ev": "done", "cpu": round(_t.user + _t.system + _t.children_user + _t.children_system, 3)})
     sys.stdout.flush()

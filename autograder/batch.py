@@ -28,13 +28,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import feedback
-from .engine import AssignmentError, AssignmentGrader, NotebookResult, worst
-from .sandbox import Limits, Sandbox
-from .submissions import DEFAULT_ZIP_REGEXP, collect
+from .engine import AssignmentError, AssignmentGrader, worst
+from .sandbox import Limits, PackageMismatch, Sandbox
+from .submissions import CollectionError, Submission, collect, valid_student_id
 
 log = logging.getLogger("autograder")
 REPO = Path(__file__).resolve().parents[1]
-GRADER_VERSION = "1"
+GRADER_VERSION = "2"
 
 
 # ---------------------------------------------------------------------------------------------- configuration
@@ -43,13 +43,14 @@ class Course:
     root: Path
     source_dir: Path
     db_url: str
+    zip_regexp: str | None = None      # FileNameCollectorPlugin.named_regexp of the nbgrader config, if any
 
 
 def load_course(config: Path | None = None, root: Path | None = None, source: str | None = None,
                 db_url: str | None = None) -> Course:
     """Course folders and gradebook from an nbgrader config file (default: ``autograder/nbgrader_config.py``),
     overridden by explicit arguments."""
-    cfg_root = cfg_source = cfg_db = None
+    cfg_root = cfg_source = cfg_db = cfg_regexp = None
     config = Path(config) if config else REPO / "autograder" / "nbgrader_config.py"
     if config.exists():
         from traitlets.config.loader import PyFileConfigLoader
@@ -59,12 +60,14 @@ def load_course(config: Path | None = None, root: Path | None = None, source: st
         cfg_root = cd.get("root") if "root" in cd else None
         cfg_source = cd.get("source_directory") if "source_directory" in cd else None
         cfg_db = cd.get("db_url") if "db_url" in cd else None
+        fc = cfg.get("FileNameCollectorPlugin", {})
+        cfg_regexp = fc.get("named_regexp") if "named_regexp" in fc else None
     root = Path(root or cfg_root or Path.cwd()).resolve()
     source_dir = root / (source or cfg_source or "source")
     db_url = db_url or cfg_db or f"sqlite:///{root / 'gradebook.db'}"
     if db_url.startswith("sqlite:///") and "?" not in db_url:
         db_url += "?timeout=60"   # other nbgrader commands may hold the file; wait instead of failing
-    return Course(root, source_dir, db_url)
+    return Course(root, source_dir, db_url, cfg_regexp or None)
 
 
 # ---------------------------------------------------------------------------------------------- gradebook
@@ -194,20 +197,60 @@ class StateStore:
 
 # ---------------------------------------------------------------------------------------------- results
 def make_record(student: str, assignment: str, content_hash: str, results: list, *, timestamp, seconds,
-                problems: list) -> dict:
+                problems: list, identified: bool = True) -> dict:
+    """The durable result of one submission (a line of state.jsonl). ``reason`` fields are what the student
+    may see; ``detail`` fields (tests) are the judge's full reasons, for the instructor only."""
     status = worst(r.status for r in results)
     score = sum(r.score for r in results)
     max_score = sum(r.max_score for r in results)
     return {"student": student, "assignment": assignment, "hash": content_hash, "status": status,
             "reason": summarize(results, problems), "score": round(score, 6), "max_score": round(max_score, 6),
             "timestamp": timestamp, "graded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "seconds": round(seconds, 2), "grader": GRADER_VERSION,
+            "seconds": round(seconds, 2), "grader": GRADER_VERSION, "identified": identified,
             "notebooks": {r.name: {"status": r.status, "reason": r.reason, "notes": r.notes,
                                    "submitted_as": r.submitted_as, "seconds": round(r.seconds, 2),
+                                   "hidden_from": getattr(r, "tainted_from", None),
                                    "tests": {gid: {"score": t.score, "max_score": t.max_score, "passed": t.passed,
-                                                   "reason": t.reason, "hidden": t.hidden}
+                                                   "reason": t.reason, "hidden": t.hidden,
+                                                   "detail": getattr(t, "detail", "")}
                                              for gid, t in r.tests.items()}}
                           for r in results}}
+
+
+@dataclass
+class Graded:
+    """What grading one submission produces: the durable record, and the feedback pages (HTML by notebook
+    file name), which never hold hidden test code or anything made after a hidden test ran."""
+
+    record: dict
+    pages: dict = field(default_factory=dict)
+
+
+def grade_submission(grader: AssignmentGrader, sub: Submission, content_hash: str, *, slot: int = 0) -> Graded:
+    """Grade ONE student's submission: the single entry point that every way of running the grader calls
+    (this batch's worker threads, or a task queue's workers). Writes nothing; never raises for a problem of
+    the submission (a grader bug becomes a ``crashed`` record)."""
+    start = time.monotonic()
+    try:
+        if sub.invalid:
+            results = grader.invalid_results(sub.invalid)
+        else:
+            results = grader.grade_files(sub.files, slot=slot)
+    except Exception as exc:  # noqa: BLE001 - a grader bug for one submission must not stop the others
+        log.exception("%s: internal error while grading", sub.student)
+        results = grader.invalid_results(f"internal grader error: {type(exc).__name__}: {exc}", status="crashed",
+                                         test_reason="not graded")
+    rec = make_record(sub.student, grader.assignment, content_hash, results, timestamp=sub.timestamp,
+                      seconds=time.monotonic() - start, problems=sub.problems, identified=sub.identified)
+    pages = {}
+    for r in results:
+        try:
+            pages[r.name] = feedback.render(student=sub.student, assignment=grader.assignment, result=r,
+                                            instructor_notebook=grader.notebooks[r.name].notebook,
+                                            status=rec["status"], reason=rec["reason"])
+        except Exception:  # noqa: BLE001 - a page that cannot be made must not lose the grade
+            log.exception("%s: could not render feedback for %s", sub.student, r.name)
+    return Graded(rec, pages)
 
 
 def summarize(results: list, problems: list | None = None) -> str:
@@ -230,6 +273,16 @@ def summarize(results: list, problems: list | None = None) -> str:
 
 
 CSV_FIELDS = ["student", "assignment", "score", "max_score", "status", "reason"]
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value) -> str:
+    """A CSV cell that no spreadsheet runs as a formula: text that begins with = + - @, a tab or a carriage
+    return gets a leading apostrophe (OWASP's advice for CSV injection); line breaks inside become spaces (one
+    row per line, whatever reads the file)."""
+    s = str(value)
+    s = "'" + s if s.startswith(_FORMULA_START) else s
+    return s.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
 
 
 def write_csv(path: Path, rows: list) -> None:
@@ -237,7 +290,8 @@ def write_csv(path: Path, rows: list) -> None:
     w = csv.DictWriter(buf, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in sorted(rows, key=lambda r: r["student"]):
-        w.writerow({**r, "score": f"{r['score']:g}", "max_score": f"{r['max_score']:g}"})
+        w.writerow({**{k: spreadsheet_safe(r.get(k, "")) for k in ("student", "assignment", "status", "reason")},
+                    "score": f"{r['score']:g}", "max_score": f"{r['max_score']:g}"})
     tmp = path.with_suffix(".tmp")
     tmp.write_text(buf.getvalue())
     tmp.replace(path)
@@ -259,10 +313,14 @@ class Options:
     sandbox: str = "auto"
     limits: Limits = field(default_factory=Limits)
     time_factor: float = 5.0
-    zip_regexp: str = DEFAULT_ZIP_REGEXP
+    zip_regexp: str | None = None      # default: the nbgrader config's FileNameCollectorPlugin.named_regexp
+    lms: str = "nbgrader"              # nbgrader | canvas | moodle (see autograder.submissions)
     students: list | None = None
     feedback_dir: Path | None = None
     cache_dir: Path | None = None
+    queue: str | None = None          # broker URL (redis://...): distributed mode, see autograder/distributed.py
+    store_url: str | None = None      # distributed mode's shared store (default: the gradebook's db_url)
+    warm: bool = True                 # warm sandboxes: libraries imported once per slot, a fork per submission
 
 
 @dataclass
@@ -286,140 +344,172 @@ def _setup_logging(out: Path) -> logging.Handler:
     return handler
 
 
-def run(opts: Options) -> Summary:  # noqa: C901 - the batch, step by step
+def _records_gradebook(rec: dict) -> bool:
+    """Rows for something that names no student (an unsafe archive member...) stay out of the gradebook."""
+    return rec.get("identified", True) and valid_student_id(rec["student"])
+
+
+def run(opts: Options) -> Summary:
+    """The whole batch. Every error that stops it is also written to ``autograde.log`` before it propagates."""
     t0 = time.monotonic()
-    course = load_course(opts.config, opts.course_root, opts.source, opts.db_url)
-    out = Path(opts.out) if opts.out else course.root / "autograded" / "_autograder" / opts.assignment
-    feedback_dir = Path(opts.feedback_dir) if opts.feedback_dir else course.root / "feedback"
-    handler = _setup_logging(out)
-    summary = Summary(out=out, csv=out / "grades.csv")
     try:
-        log.info("grading %s from %s (course %s, gradebook %s)", opts.assignment, opts.submissions, course.root,
-                 _safe_url(course.db_url))
-        cache_dir = Path(opts.cache_dir) if opts.cache_dir else out / "cache"
-        sandbox = Sandbox(opts.sandbox, cache_dir=cache_dir)
-        for w in sandbox.warnings:
-            log.warning(w)
-            summary.warnings.append(w)
-            print(f"\n{'!' * 100}\nWARNING: {w}\n{'!' * 100}\n", file=sys.stderr)
-        log.info("sandbox: %s", sandbox.mode)
-        gb = GradebookWriter(course.db_url)
-        try:
-            points = gb.points(opts.assignment)
-            grader = AssignmentGrader(opts.assignment, course.source_dir / opts.assignment, points, sandbox=sandbox,
-                                      limits=opts.limits, time_factor=opts.time_factor, cache_dir=cache_dir)
-            grader.prepare_reference()
-            subs = collect(Path(opts.submissions), opts.assignment, opts.zip_regexp)
-            if opts.students:
-                subs = {k: v for k, v in subs.items() if k in set(opts.students)}
-            state = StateStore(out / "state.jsonl")
-            settings = json.dumps({"limits": opts.limits.as_dict(), "time_factor": opts.time_factor,
-                                   "sandbox": sandbox.mode, "grader": GRADER_VERSION}, sort_keys=True)
-            todo = []
-            for student, sub in sorted(subs.items()):
-                h = hashlib.sha256((grader.fingerprint + settings + sub.content_hash()).encode()).hexdigest()
-                prev = state.records.get(student)
-                retry = opts.retry_failed and prev and prev.get("status") in ("timeout", "crashed")
-                if prev and prev.get("hash") == h and not opts.force and not retry:
-                    summary.skipped += 1
-                    if not gb.matches(prev):
-                        log.info("%s: unchanged; gradebook entry missing or different, re-written from the state",
-                                 student)
-                        gb.record(prev)
-                    continue
-                todo.append((student, sub, h))
-            log.info("%d submission(s): %d to grade, %d unchanged (skipped), %d worker(s)", len(subs), len(todo),
-                     summary.skipped, max(1, opts.workers or os.cpu_count() or 1))
-            rows_path = out / "grades.csv"
-
-            def rows():
-                have = {s: r for s, r in state.records.items() if r.get("assignment") == opts.assignment}
-                out_rows = list(have.values())
-                for s in gb.students():
-                    if s not in have:
-                        out_rows.append({"student": s, "assignment": opts.assignment, "score": 0.0,
-                                         "max_score": sum(sum(p.values()) for p in points.values()),
-                                         "status": "missing", "reason": "no submission"})
-                return out_rows
-
-            workers = max(1, opts.workers or os.cpu_count() or 1)
-            slots: queue.Queue = queue.Queue()
-            for i in range(workers):
-                slots.put(i)
-
-            def job(student, sub):
-                slot = slots.get()
-                try:
-                    start = time.monotonic()
-                    results = grader.grade_files(sub.files, slot=slot)
-                    return results, time.monotonic() - start
-                finally:
-                    slots.put(slot)
-
-            done_count = 0
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grader") as pool:
-                pending = {pool.submit(job, s, sub): (s, sub, h) for s, sub, h in todo}
-                try:
-                    while pending:
-                        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                        for fut in finished:
-                            student, sub, h = pending.pop(fut)
-                            try:
-                                results, seconds = fut.result()
-                            except Exception as exc:  # noqa: BLE001 - a grader bug for one submission
-                                log.exception("%s: internal error while grading", student)
-                                results = [NotebookResult(n, "crashed", f"internal grader error: {exc}",
-                                                          tests={}) for n in grader.notebooks]
-                                for r, cnb in zip(results, grader.notebooks.values()):
-                                    from .engine import TestResult
-
-                                    r.tests = {g: TestResult(g, p, 0.0, False, "not graded")
-                                               for g, p in cnb.points.items()}
-                                seconds = 0.0
-                            rec = make_record(student, opts.assignment, h, results, timestamp=sub.timestamp,
-                                              seconds=seconds, problems=sub.problems)
-                            state.append(rec)
-                            try:
-                                gb.record(rec)
-                            except Exception:  # noqa: BLE001 - kept in the state; re-written on the next run
-                                summary.failed_to_record += 1
-                                log.exception("%s: could not write the gradebook (kept in state.jsonl; the next "
-                                              "run writes it)", student)
-                            _write_feedback(feedback_dir, student, opts.assignment, results, grader, rec)
-                            done_count += 1
-                            summary.graded += 1
-                            log.info("[%d/%d] %s: %g/%g %s%s (%.1f s)", done_count, len(todo), student,
-                                     rec["score"], rec["max_score"], rec["status"],
-                                     f" - {rec['reason'][:200]}" if rec["reason"] else "", seconds)
-                            write_csv(rows_path, rows())
-                except KeyboardInterrupt:
-                    log.warning("interrupted: stopping; everything graded so far is saved")
-                    sandbox.abort()
-                    for f in pending:
-                        f.cancel()
-                    raise
-            summary.rows = rows()
-            write_csv(rows_path, summary.rows)
-            state.close()
-        finally:
-            gb.close()
-        summary.seconds = time.monotonic() - t0
-        log.info("done: %d graded, %d unchanged, in %.1f s; grades: %s", summary.graded, summary.skipped,
-                 summary.seconds, rows_path)
-        return summary
+        course = load_course(opts.config, opts.course_root, opts.source, opts.db_url)
+    except Exception as exc:
+        out = Path(opts.out) if opts.out else None
+        if out is not None:
+            handler = _setup_logging(out)
+            handler.handle(log.makeRecord(log.name, logging.ERROR, __file__, 0,
+                                          "stopped: the course configuration could not be read: %s", (exc,), None))
+            log.removeHandler(handler)
+            handler.close()
+        raise
+    out = Path(opts.out) if opts.out else course.root / "autograded" / "_autograder" / opts.assignment
+    handler = _setup_logging(out)
+    try:
+        return _run(opts, course, out, t0)
+    except KeyboardInterrupt:
+        log.warning("interrupted: everything graded so far is saved")
+        raise
+    except Exception as exc:
+        # into the log file only: the command prints its own one-line message on the terminal
+        known = isinstance(exc, (AssignmentError, CollectionError, PackageMismatch))
+        handler.handle(log.makeRecord(log.name, logging.ERROR, __file__, 0, "stopped: %s", (exc,),
+                                      None if known else sys.exc_info()))
+        raise
     finally:
         log.removeHandler(handler)
         handler.close()
 
 
-def _write_feedback(root: Path, student: str, assignment: str, results: list, grader, rec: dict) -> None:
+def _run(opts: Options, course: Course, out: Path, t0: float) -> Summary:  # noqa: C901 - the batch, step by step
+    feedback_dir = Path(opts.feedback_dir) if opts.feedback_dir else course.root / "feedback"
+    summary = Summary(out=out, csv=out / "grades.csv")
+    log.info("grading %s from %s (course %s, gradebook %s)", opts.assignment, opts.submissions, course.root,
+             _safe_url(course.db_url))
+    cache_dir = Path(opts.cache_dir) if opts.cache_dir else out / "cache"
+    sandbox = Sandbox(opts.sandbox, cache_dir=cache_dir, warm=opts.warm)
+    for w in sandbox.warnings:
+        log.warning(w)
+        summary.warnings.append(w)
+        print(f"\n{'!' * 100}\nWARNING: {w}\n{'!' * 100}\n", file=sys.stderr)
+    log.info("sandbox: %s", sandbox.mode)
+    gb = GradebookWriter(course.db_url)
+    try:
+        points = gb.points(opts.assignment)
+        grader = AssignmentGrader(opts.assignment, course.source_dir / opts.assignment, points, sandbox=sandbox,
+                                  limits=opts.limits, time_factor=opts.time_factor, cache_dir=cache_dir)
+        grader.prepare_reference()
+        subs = collect(Path(opts.submissions), opts.assignment, opts.zip_regexp or course.zip_regexp, lms=opts.lms,
+                       notebooks=list(grader.notebooks))
+        if opts.students:
+            subs = {k: v for k, v in subs.items() if k in set(opts.students)}
+        state = StateStore(out / "state.jsonl")
+        settings = json.dumps({"limits": opts.limits.as_dict(), "time_factor": opts.time_factor,
+                               "sandbox": sandbox.mode, "grader": GRADER_VERSION}, sort_keys=True)
+        todo = []
+        for student, sub in sorted(subs.items()):
+            h = hashlib.sha256((grader.fingerprint + settings + sub.content_hash()).encode()).hexdigest()
+            prev = state.records.get(student)
+            retry = opts.retry_failed and prev and prev.get("status") in ("timeout", "crashed")
+            if prev and prev.get("hash") == h and not opts.force and not retry:
+                summary.skipped += 1
+                if _records_gradebook(prev) and not gb.matches(prev):
+                    log.info("%s: unchanged; gradebook entry missing or different, re-written from the state",
+                             student)
+                    gb.record(prev)
+                continue
+            todo.append((student, sub, h))
+        log.info("%d submission(s): %d to grade, %d unchanged (skipped), %d worker(s)", len(subs), len(todo),
+                 summary.skipped, max(1, opts.workers or os.cpu_count() or 1))
+        rows_path = out / "grades.csv"
+
+        def rows():
+            have = {s: r for s, r in state.records.items() if r.get("assignment") == opts.assignment}
+            out_rows = list(have.values())
+            for s in gb.students():
+                if s not in have:
+                    out_rows.append({"student": s, "assignment": opts.assignment, "score": 0.0,
+                                     "max_score": sum(sum(p.values()) for p in points.values()),
+                                     "status": "missing", "reason": "no submission"})
+            return out_rows
+
+        if opts.queue:   # distributed: workers on any machine grade; results come back here
+            from . import distributed
+
+            finished = distributed.grade_remotely(opts, course, grader, todo, settings)
+        else:
+            finished = _grade_locally(grader, todo, max(1, opts.workers or os.cpu_count() or 1))
+        done_count = 0
+        try:
+            for student, sub, h, graded in finished:
+                rec = graded.record
+                state.append(rec)
+                if _records_gradebook(rec):
+                    try:
+                        gb.record(rec)
+                    except Exception:  # noqa: BLE001 - kept in the state; re-written on the next run
+                        summary.failed_to_record += 1
+                        log.exception("%s: could not write the gradebook (kept in state.jsonl; the next "
+                                      "run writes it)", student)
+                    _write_feedback(feedback_dir, student, opts.assignment, graded.pages)
+                done_count += 1
+                summary.graded += 1
+                log.info("[%d/%d] %s: %g/%g %s%s (%.1f s)", done_count, len(todo), student,
+                         rec["score"], rec["max_score"], rec["status"],
+                         f" - {rec['reason'][:200]}" if rec["reason"] else "", rec["seconds"])
+                write_csv(rows_path, rows())
+        except KeyboardInterrupt:
+            log.warning("interrupted: stopping; everything graded so far is saved")
+            sandbox.abort()
+            finished.close()
+            raise
+        summary.rows = rows()
+        write_csv(rows_path, summary.rows)
+        state.close()
+    finally:
+        gb.close()
+        sandbox.close()
+    summary.seconds = time.monotonic() - t0
+    log.info("done: %d graded, %d unchanged, in %.1f s; grades: %s", summary.graded, summary.skipped,
+             summary.seconds, rows_path)
+    return summary
+
+
+def _grade_locally(grader: AssignmentGrader, todo: list, workers: int):
+    """Local mode: ``workers`` threads, each driving one sandbox slot, each calling :func:`grade_submission`;
+    yields ``(student, submission, hash, Graded)`` as submissions finish."""
+    slots: queue.Queue = queue.Queue()
+    for i in range(workers):
+        slots.put(i)
+
+    def job(sub, h):
+        slot = slots.get()
+        try:
+            return grade_submission(grader, sub, h, slot=slot)
+        finally:
+            slots.put(slot)
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grader") as pool:
+        pending = {pool.submit(job, sub, h): (s, sub, h) for s, sub, h in todo}
+        try:
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    student, sub, h = pending.pop(fut)
+                    yield student, sub, h, fut.result()
+        except KeyboardInterrupt:
+            grader.sandbox.abort()   # before the pool waits for its running jobs
+            raise
+        finally:
+            for f in pending:
+                f.cancel()
+
+
+def _write_feedback(root: Path, student: str, assignment: str, pages: dict) -> None:
     folder = root / student / assignment
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        for r in results:
-            page = feedback.render(student=student, assignment=assignment, result=r,
-                                   instructor_notebook=grader.notebooks[r.name].notebook, status=rec["status"],
-                                   reason=rec["reason"])
-            (folder / (r.name[: -len(".ipynb")] + ".html")).write_text(page, encoding="utf-8")
+        for name, page in pages.items():
+            (folder / (name[: -len(".ipynb")] + ".html")).write_text(page, encoding="utf-8")
     except OSError:
         log.exception("%s: could not write feedback", student)

@@ -2,12 +2,13 @@
 
 :class:`AssignmentGrader` is built once per assignment: it compiles the instructor's notebooks (test cells
 instrumented), runs them once as the *reference* (the instructor's own solution under the same
-instrumentation: every test must pass, and the trace says how many checks each test runs, how long each
-cell takes, which values are opaque by design), then grades submissions, thread-safely, one sandbox each.
+instrumentation: every test must pass, every checked value must be plain data, and the trace says how many
+checks each test runs and how long each cell takes), then grades submissions, thread-safely, one sandbox each.
 """
 from __future__ import annotations
 
 import base64
+import builtins
 import hashlib
 import json
 import logging
@@ -19,13 +20,14 @@ from pathlib import Path
 
 from . import judge as judge_mod
 from .assemble import InvalidNotebook, Notebook, PlanCell, assemble, parse_notebook
-from .instrument import ImportMap, bound_names, compile_cell, hidden_lines, python_source
+from .instrument import ImportMap, bound_names, compile_cell, hidden_lines, hidden_only_names, python_source
 from .sandbox import Limits, Outcome, Sandbox
 
 log = logging.getLogger("autograder")
 
 STATUS_ORDER = ["invalid", "missing", "crashed", "timeout", "ok"]   # worst first
-ENGINE_FILES = ["_driver.py", "instrument.py", "judge.py", "assemble.py", "engine.py", "sandbox.py"]
+ENGINE_FILES = ["_driver.py", "instrument.py", "judge.py", "assemble.py", "engine.py", "sandbox.py", "_zygote.py",
+                "warm.py"]
 
 
 class AssignmentError(Exception):
@@ -38,7 +40,9 @@ class CompiledCell:
     code_b64: str
     sites: dict
     nodes: dict
-    hidden: set
+    hidden: set                 # line numbers inside hidden regions
+    parts: list = field(default_factory=list)  # [{"code_b64", "hidden", "binds"}]: see instrument.Instrumented
+    hide: list = field(default_factory=list)   # one-part cells with hidden lines: names only those lines bind
 
 
 @dataclass
@@ -60,8 +64,9 @@ class TestResult:
     max_score: float
     score: float
     passed: bool
-    reason: str = ""
+    reason: str = ""            # what the student may see (feedback, grades.csv): see public_reason()
     hidden: bool = False
+    detail: str = ""            # the full reason, for the instructor only (state.jsonl)
 
 
 @dataclass
@@ -74,6 +79,7 @@ class NotebookResult:
     cells: list = field(default_factory=list)     # executed cells, for feedback
     submitted_as: str | None = None
     seconds: float = 0.0
+    tainted_from: str | None = None   # label of the first hidden test sent to the sandbox (see grade_notebook)
 
     @property
     def score(self) -> float:
@@ -82,6 +88,51 @@ class NotebookResult:
     @property
     def max_score(self) -> float:
         return sum(t.max_score for t in self.tests.values())
+
+
+_EXCEPTIONS = {n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)}
+
+
+def exception_name(name) -> str:
+    """An exception's type name from a fixed vocabulary (Python's own exceptions): a class the student's code
+    defines could carry any text in its name."""
+    return name if isinstance(name, str) and name in _EXCEPTIONS else "an exception"
+
+
+def public_reason(v, tainted: bool) -> str:
+    """What a student may read about a failed test (feedback page, grades.csv), from a judge's verdict.
+
+    Hidden parts: only that a hidden test failed, and the type of an exception the student's code raised.
+    Visible parts that ran after a hidden test was sent to the sandbox (``tainted``): the line and the
+    instructor's check, never a value or a message made in the student's process. Otherwise the full reason.
+    """
+    if v.passed:
+        return ""
+    if v.kind == "unfinished":
+        return v.reason
+    if v.hidden:
+        if v.kind == "exception" and v.exc_type and v.exc_type != "AssertionError":
+            return f"a hidden test failed (your code raised {exception_name(v.exc_type)})"
+        return "a hidden test failed"
+    if not tainted:
+        return v.reason
+    where = f"line {v.line}: " if v.line else ""
+    src = v.src if len(v.src) <= 120 else v.src[:117] + "..."
+    after = " (values hidden after a hidden test ran; run the test in your notebook to see them)"
+    if v.kind == "check":
+        return f"{where}the check `{src}` failed{after}"
+    if v.kind == "opaque":
+        return f"{where}a value in the check `{src}` is not plain data (numbers, tensors, containers of them)"
+    if v.kind == "exception":
+        return (f"{where}your code raised {exception_name(v.exc_type)} (its message is hidden after a hidden test "
+                "ran; run the test in your notebook to see it)")
+    if v.kind == "fewer":
+        return f"{where}fewer checks ran than with the reference solution: a check was skipped or a loop was cut short"
+    if v.kind == "tamper":   # the names are not shown: a new attribute's name is the student's choice
+        return "library objects were replaced while the test ran"
+    if v.kind == "malformed":
+        return f"{where}a report of this test was malformed (not written by the grader's own code)"
+    return "the test failed" + after
 
 
 def worst(statuses) -> str:
@@ -174,8 +225,11 @@ class AssignmentGrader:
             cc = compile_cell(py[c.grade_id], fname, key=c.grade_id, rt_placeholder=self.rt,
                               builtins_placeholder=self.bt, imports=imports, instructor_bound=instructor_bound,
                               instrument=True, original_source=c.source)
+            parts = [{"code_b64": base64.b64encode(pt["code"]).decode(), "hidden": pt["hidden"], "binds": pt["binds"]}
+                     for pt in cc.parts]
+            hide = sorted(hidden_only_names(c.source)) if c.is_test and len(parts) == 1 else []
             compiled[c.grade_id] = CompiledCell(fname, base64.b64encode(cc.code).decode(), cc.sites, cc.nodes,
-                                                hidden_lines(c.source))
+                                                hidden_lines(c.source), parts, hide)
             sites.update(cc.sites)
             nodes.update(cc.nodes)
             if not c.is_test:
@@ -190,8 +244,11 @@ class AssignmentGrader:
                 cells.append({"kind": "student", "code": pc.source})
             else:
                 cc = cnb.cells[pc.grade_id]
-                cells.append({"kind": pc.kind, "grade_id": pc.grade_id, "code_b64": cc.code_b64,
-                              "filename": cc.filename})
+                cell = {"kind": pc.kind, "grade_id": pc.grade_id, "code_b64": cc.code_b64, "filename": cc.filename}
+                if pc.kind == "test":   # sent part by part (a hidden part only once the parts before it passed)
+                    cell.update(parts=cc.parts, hide=cc.hide)
+                    del cell["code_b64"]
+                cells.append(cell)
             ref = cnb.ref_seconds.get(pc.label)
             lim = self.limits.cell_seconds
             if ref is not None:
@@ -218,18 +275,34 @@ class AssignmentGrader:
                                    limits=self.reference_limits, slot=0, rt_placeholder=self.rt,
                                    builtins_placeholder=self.bt)
             if out.status != "ok":
-                raise AssignmentError(f"the reference solution {name} did not run cleanly ({out.status}): "
-                                      f"{out.reason}\n{out.output[-2000:]}")
-            failures = []
+                tail = out.output.strip()[-2000:]
+                raise AssignmentError(f"the instructor's notebook {name} did not run to its end under the autograder "
+                                      f"({out.status}): {out.reason}" + (f"\n{tail}" if tail else ""))
+            failures, unrepresentable = [], []
             for gid in cnb.points:
                 v = judge_mod.judge_test(gid, out.events, sites=cnb.sites, nodes=cnb.nodes, imports=cnb.imports,
                                          reference={"check_tamper": False})
-                if not v.passed:
+                if v.passed:
+                    continue
+                if v.kind == "opaque":
+                    src = v.src if len(v.src) <= 160 else v.src[:157] + "..."
+                    unrepresentable.append(f"test cell {gid}, line {v.line}: `{src}` compares a value of type "
+                                           f"{v.what}")
+                else:
                     failures.append(f"{gid}: {v.reason}")
+            if unrepresentable:
+                raise AssignmentError(
+                    f"{name}: the autograder cannot transfer some values these checks compare out of the student's "
+                    "process, so it could not recompute them: " + "; ".join(unrepresentable) + ". Make each check "
+                    "compare plain values (numbers, strings, bytes, None, booleans, tuples, lists, sets and dicts of "
+                    "them, tensors, numpy arrays, dtypes, devices, torch.Size), e.g. `x.tolist()`, `sorted(x)`, "
+                    "`type(x).__name__ == ...`, or check the object with isinstance().")
             errors = [e for e in out.events if e.get("ev") == "cell_end" and e.get("error")]
             if failures:
-                detail = "; ".join(f"cell {e['i']}: {e['error']}" for e in errors)[:2000]
-                raise AssignmentError(f"the reference solution {name} fails its own tests under the autograder: "
+                detail = "; ".join(f"cell {e['i']} ({plan[e['i']].label if e['i'] < len(plan) else '?'}): "
+                                   f"{e['error'].get('type')}: {e['error'].get('msg')}" for e in errors)[:2000]
+                raise AssignmentError(f"the instructor's solution {name} does not pass its own tests when the "
+                                      "autograder runs it (every test must pass before anyone is graded): "
                                       + "; ".join(failures) + (f" (errors: {detail})" if detail else ""))
             seconds = {plan[i].label: s for i, s in out.cell_seconds.items() if i < len(plan)}
             info = {"events": [e for e in out.events if e.get("ev") in ("check", "test_end")], "seconds": seconds}
@@ -245,14 +318,13 @@ class AssignmentGrader:
     def _load_reference(self, cnb: CompiledNotebook, info: dict) -> None:
         events = info["events"]
         counts = judge_mod.site_counts(events)
-        opaque = judge_mod.opaque_positions(events)
         # library objects that the instructor's own run changed while any test ran (lazy initialisation, e.g.
         # torch wrapping an optimizer's step on first use) are not evidence of tampering in any test
         tamper = set().union(*judge_mod.tamper_names(events).values())
         cnb.ref_seconds = info.get("seconds", {})
         for gid in cnb.points:
-            cnb.reference[gid] = {"counts": dict(counts.get(gid, {})), "opaque": opaque,
-                                  "tamper": tamper, "hidden_lines": cnb.cells[gid].hidden}
+            cnb.reference[gid] = {"counts": dict(counts.get(gid, {})), "tamper": tamper,
+                                  "hidden_lines": cnb.cells[gid].hidden}
 
     def _files_for(self, name: str, student_bytes: bytes | None) -> dict:
         files = {k: base64.b64encode(v).decode() for k, v in self.files.items()}
@@ -286,25 +358,41 @@ class AssignmentGrader:
                                         builtins_placeholder=self.bt, cell_limits=cell_limits,
                                         labels=[pc.label for pc in plan])
         res.seconds = out.wall
+        # From the moment the first hidden part of a test is SENT to the sandbox, student code may hold what it
+        # contains (frames, gc, the pipe). Nothing made from that cell on reaches what the student sees: no
+        # printed output, no error messages, no values in failure messages (see public_reason). A test whose
+        # visible part fails never gets its hidden part sent.
+        taint_from = out.hidden_sent_at
+        if taint_from is not None:
+            res.tainted_from = plan[taint_from].label
+        index_of = {pc.grade_id: i for i, pc in enumerate(plan) if pc.kind == "test"}
         for gid, pts in cnb.points.items():
             v = judge_mod.judge_test(gid, out.events, sites=cnb.sites, nodes=cnb.nodes, imports=cnb.imports,
                                      reference=cnb.reference.get(gid, {}))
-            res.tests[gid] = TestResult(gid, pts, pts if v.passed else 0.0, v.passed, v.reason, v.hidden)
+            tainted = taint_from is not None and index_of.get(gid, len(plan)) >= taint_from
+            res.tests[gid] = TestResult(gid, pts, pts if v.passed else 0.0, v.passed, public_reason(v, tainted),
+                                        v.hidden, detail=v.reason)
         res.status = out.status
         res.reason = self._explain(out, plan)
         if out.forged:
             res.notes.append(f"{out.forged} forged or garbled report line(s) ignored")
         ends = {e.get("i"): e for e in out.events if e.get("ev") == "cell_end"}
-        tamper = set()
+        tamper, later = set(), False
         for e in out.events:
             if e.get("ev") == "test_end":
-                tamper.update(x for x in e.get("restored", []) if isinstance(x, str))
-        if tamper:
-            res.notes.append("library objects replaced by the notebook were restored before the tests: "
-                             + ", ".join(sorted(tamper)[:5]) + ("..." if len(tamper) > 5 else ""))
+                names = {x for x in e.get("restored", []) if isinstance(x, str)}
+                if taint_from is not None and index_of.get(e.get("test"), len(plan)) >= taint_from:
+                    later |= bool(names)   # the student's code chose these names after a hidden test: not shown
+                else:
+                    tamper |= names
+        if tamper or later:
+            res.notes.append("library objects replaced by the notebook were restored before the tests"
+                             + (": " + ", ".join(sorted(tamper)[:5]) + ("..." if len(tamper) > 5 else "")
+                                if tamper else ""))
         for i, pc in enumerate(plan):
             e = ends.get(i)
             res.cells.append({"kind": pc.kind, "label": pc.label, "grade_id": pc.grade_id,
+                              "tainted": taint_from is not None and i >= taint_from,
                               "source": pc.source if pc.kind != "test" else None,
                               "ran": e is not None, "error": e.get("error") if e else None,
                               "stdout": (e.get("stdout") or "") if e else "", "stderr": (e.get("stderr") or "") if e else "",
@@ -333,6 +421,15 @@ class AssignmentGrader:
             if (e.get("stdout_chars", 0) or 0) + (e.get("stderr_chars", 0) or 0) > 10 * self.limits.output_chars:
                 parts.append(f"very large output in {self._label(plan, i)} (truncated)")
         return "; ".join(parts)
+
+    def invalid_results(self, reason: str, *, status: str = "invalid", test_reason: str = "not graded") -> list:
+        """Results for a submission that is not run at all (refused input, or a grader error): every test 0."""
+        out = []
+        for name, cnb in self.notebooks.items():
+            r = NotebookResult(name, status, reason)
+            r.tests = {gid: TestResult(gid, pts, 0.0, False, test_reason) for gid, pts in cnb.points.items()}
+            out.append(r)
+        return out
 
     def grade_files(self, files: dict, *, slot: int = 0) -> list:
         """Grade one student's files (``{name: bytes}``): one :class:`NotebookResult` per assignment notebook."""

@@ -1,17 +1,23 @@
-"""Per-student feedback pages that never show hidden test code.
+"""Per-student feedback pages that never show hidden test code, nor anything the student's code could have
+learnt from it.
 
 A page lists, in the order they ran, the student's own cells (code, printed output, error), and for each
 test cell the VISIBLE part of the instructor's test (the ``### BEGIN/END HIDDEN TESTS`` regions are cut out,
 as in the released notebook) with its points and, when it failed, why. When the failure lies in the hidden
-part, the page says only that a hidden test failed (and, for an error raised by the student's own code, its
-type and message), never the hidden code, its values or its line. Test cells' printed output is not shown.
+part, the page says only that a hidden test failed (and the type of an exception the student's code raised),
+never the hidden code, its values, its line or an exception's message. Test cells' printed output is not shown.
+
+From the first test with a hidden part on, the student's code may hold what that test contains (it runs in
+the same process), so from that cell on the page shows no printed output, no error message (only Python's
+own exception names) and no values in failure messages; it says so at the top. The student can see all of
+that by running the notebook themselves.
 """
 from __future__ import annotations
 
 import html
-import re
 from datetime import datetime, timezone
 
+from .engine import exception_name
 from .instrument import strip_hidden
 
 _CSS = """
@@ -43,6 +49,12 @@ def render(*, student: str, assignment: str, result, instructor_notebook, status
         parts.append(f"<p class='status'>{_e(result.reason or reason)}</p>")
     if result.notes:
         parts.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in result.notes) + "</ul>")
+    if getattr(result, "tainted_from", None) and result.status not in ("missing", "invalid"):
+        parts.append(f"<p class='status'>Hidden tests ran from <b>{_e(result.tainted_from)}</b> on. So that they stay "
+                     "hidden, this page shows, from that point on, no output of your code, no error messages (only "
+                     "the type of an error) and no values in the messages of failed tests: only which tests passed "
+                     "and which visible check failed. Run your notebook (Kernel, Restart &amp; Run All) to see "
+                     "them.</p>")
     if result.status in ("missing", "invalid"):
         parts.append("<p>No cell was run; every test scores 0.</p></body></html>")
         return "".join(parts)
@@ -58,13 +70,9 @@ def render(*, student: str, assignment: str, result, instructor_notebook, status
             if t and not ok:
                 if not cell["ran"]:
                     msg = "This test did not run: the notebook stopped before it (see above)."
-                elif t.hidden:
-                    msg = "A hidden test of this part failed."
-                    m = re.match(r"^(\w+)(?: \(line \d+\))?: (.*)", t.reason or "", re.DOTALL)
-                    if m and m.group(1) not in ("AssertionError", "line"):
-                        msg += f" Your code raised {m.group(1)}: " + m.group(2).split("\n")[0][:300]
                 else:
-                    msg = t.reason
+                    msg = t.reason or "This test failed."   # already free of hidden code and values (engine)
+                    msg = msg[0].upper() + msg[1:]
                 parts.append(f"<p class='err'>{_e(msg)}</p>")
             elif ok:
                 parts.append("<p>Passed.</p>")
@@ -74,15 +82,20 @@ def render(*, student: str, assignment: str, result, instructor_notebook, status
         parts.append(f"<div class='cell'><h4>{_e(title)}</h4><pre>{_e(_clip(cell['source'] or ''))}</pre>")
         if not cell["ran"]:
             parts.append("<p class='err'>Not run (the notebook stopped before this cell).</p>")
-        text = (cell.get("stdout") or "") + (cell.get("stderr") or "")
-        if text.strip():
-            parts.append(f"<pre class='out'>{_e(_clip(text))}</pre>")
-        more = (cell.get("stdout_chars", 0) + cell.get("stderr_chars", 0)) - len(text)
-        if more > 0:
-            parts.append(f"<p>[{more} more characters of output not kept]</p>")
-        if cell.get("error"):
-            err = cell["error"]
-            parts.append(f"<p class='err'>{_e(err.get('type', 'Error'))}: {_e(str(err.get('msg', ''))[:1000])}</p>")
+        if cell.get("tainted"):
+            if cell.get("error"):
+                parts.append(f"<p class='err'>This cell raised {_e(exception_name(cell['error'].get('type')))} "
+                             "(the message is not shown after a hidden test has run).</p>")
+        else:
+            text = (cell.get("stdout") or "") + (cell.get("stderr") or "")
+            if text.strip():
+                parts.append(f"<pre class='out'>{_e(_clip(text))}</pre>")
+            more = (cell.get("stdout_chars", 0) + cell.get("stderr_chars", 0)) - len(text)
+            if more > 0:
+                parts.append(f"<p>[{more} more characters of output not kept]</p>")
+            if cell.get("error"):
+                err = cell["error"]
+                parts.append(f"<p class='err'>{_e(err.get('type', 'Error'))}: {_e(str(err.get('msg', ''))[:1000])}</p>")
         parts.append("</div>")
     parts.append(f"<p><small>Graded {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}.</small></p></body></html>")
     return "".join(parts)

@@ -177,6 +177,11 @@ class Instrumented:
     code: bytes                     # marshal.dumps of the compiled module code
     sites: dict = field(default_factory=dict)   # site id -> {"line", "hidden", "kind", "node"}
     nodes: dict = field(default_factory=dict)   # node id -> template (see _Rewriter)
+    # The cell cut at the borders of its hidden regions, in order: {"code": bytes, "hidden": bool, "binds": [names
+    # it binds at module level]}. Running the parts one after the other in one namespace is running the cell; the
+    # grader sends a hidden part only once the parts before it have passed. One part when the cell has no hidden
+    # region, or when a region does not fall between top-level statements (then the part is hidden if any is).
+    parts: list = field(default_factory=list)
 
 
 def _bound_names(tree: ast.AST) -> set[str]:
@@ -353,7 +358,63 @@ def compile_cell(source: str, filename: str, *, key: str, rt_placeholder: str, b
     tree = ast.fix_missing_locations(tree)
     code = compile(tree, filename, "exec", dont_inherit=True)
     result.code = marshal.dumps(code)
+    result.parts = [{"code": result.code, "hidden": bool(hidden), "binds": []}]
+    groups = _split_hidden(tree, hidden) if hidden else None
+    if groups and len(groups) > 1:
+        result.parts = []
+        for is_hidden, body in groups:
+            mod = ast.Module(body=body, type_ignores=[])
+            result.parts.append({"code": marshal.dumps(compile(mod, filename, "exec", dont_inherit=True)),
+                                 "hidden": is_hidden, "binds": sorted(_module_bindings(body))})
     return result
+
+
+def _split_hidden(tree: ast.Module, hidden: set) -> list | None:
+    """``[(hidden?, statements)]``: consecutive top-level statements grouped by whether they lie in a hidden
+    region; None when a statement lies partly in one (a region inside an indented block)."""
+    groups: list = []
+    for stmt in tree.body:
+        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+        lines = set(range(first, (stmt.end_lineno or stmt.lineno) + 1))
+        inside = lines & hidden
+        if inside and inside != lines:
+            return None
+        flag = bool(inside)
+        if groups and groups[-1][0] == flag:
+            groups[-1][1].append(stmt)
+        else:
+            groups.append((flag, [stmt]))
+    return groups
+
+
+def _module_bindings(body: list) -> set:
+    """Names that statements bind in the module's namespace (not inside functions, classes, comprehensions)."""
+    out: set = set()
+
+    def visit(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+            for d in node.decorator_list:
+                visit(d)
+            return
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                if a.name != "*":
+                    out.add((a.asname or a.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, ast.MatchAs) and node.name:
+            out.add(node.name)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for stmt in body:
+        visit(stmt)
+    return out
 
 
 def bound_names(source: str) -> set[str]:
@@ -365,3 +426,42 @@ def bound_names(source: str) -> set[str]:
 
 def clone(nodes: dict) -> dict:
     return copy.deepcopy(nodes)
+
+
+def hidden_only_names(source: str) -> set[str]:
+    """Names that a test cell binds at module level ONLY inside its hidden regions (its helpers, its loop
+    variables, its cases): what a student's notebook never has, and what the driver removes from the
+    namespace after the cell (later tests still get them back, as in nbgrader)."""
+    hidden = hidden_lines(source)
+    if not hidden:
+        return set()
+    try:
+        tree = ast.parse(python_source(source))
+    except SyntaxError:
+        return set()
+    at: dict[str, set] = {}
+
+    def add(name, line):
+        at.setdefault(name, set()).add(line in hidden)
+
+    def visit(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            add(node.name, node.lineno)
+            return   # what is bound inside is local to it
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            add(node.id, node.lineno)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                if a.name != "*":
+                    add((a.asname or a.name).split(".")[0], node.lineno)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            add(node.name, node.lineno)
+        elif isinstance(node, ast.MatchAs) and node.name:
+            add(node.name, node.lineno)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return {name for name, where in at.items() if where == {True}}

@@ -20,7 +20,8 @@ import base64
 import importlib
 import math
 import operator
-from collections import Counter
+import re
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,6 +55,17 @@ class TypeRef:
 
 class Missing(Exception):
     pass
+
+
+def _key(k):
+    """A decoded value used as a set member or dict key (an opaque one stays opaque, hashed by identity)."""
+    if isinstance(k, (list, dict, set)):
+        raise ValueError("unhashable key")
+    try:
+        hash(k)
+    except TypeError:
+        raise ValueError("unhashable key") from None
+    return k
 
 
 _NP_OK = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16"}
@@ -98,14 +110,30 @@ def decode(v, depth: int = 0):
     if tag in ("list", "tuple") and isinstance(v[1], list):
         items = [decode(x, depth + 1) for x in v[1]]
         return items if tag == "list" else tuple(items)
-    if tag == "dict" and isinstance(v[1], list):
-        out = {}
+    if tag in ("set", "frozenset") and isinstance(v[1], list):
+        items = [_key(decode(x, depth + 1)) for x in v[1]]
+        return set(items) if tag == "set" else frozenset(items)
+    if tag in ("dict", "odict") and isinstance(v[1], list):
+        out = {} if tag == "dict" else OrderedDict()
         for pair in v[1]:
-            k = decode(pair[0], depth + 1)
-            if isinstance(k, (Opaque, list, dict)) or (hasattr(k, "__hash__") and k.__hash__ is None):
-                raise ValueError("unhashable key")
-            out[k] = decode(pair[1], depth + 1)
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise ValueError("malformed dict")
+            out[_key(decode(pair[0], depth + 1))] = decode(pair[1], depth + 1)
         return out
+    if tag == "range" and len(v) == 4:
+        return range(*(int(x) for x in v[1:4] if isinstance(x, str) and len(x) < 5000))
+    if tag == "slice" and len(v) == 4:
+        return slice(*(decode(x, depth + 1) for x in v[1:4]))
+    if tag == "ellipsis":
+        return Ellipsis
+    if tag == "npdtype" and isinstance(v[1], str) and re.fullmatch(r"[<>|=]?[biufcSU]\d{1,4}", v[1]):
+        return np.dtype(v[1])
+    if tag == "tconst" and torch is not None and isinstance(v[1], str) and isinstance(v[2], str):
+        kind, _, name = v[2].partition(".")
+        value = getattr(torch, name, None) if kind == "torch" else None
+        if value is None or type(value).__name__ != v[1]:
+            raise ValueError("bad torch constant")
+        return value
     if tag == "size" and torch is not None:
         return torch.Size([decode(x, depth + 1) for x in v[1]])
     if tag == "tdtype" and torch is not None and isinstance(v[1], str) and v[1].startswith("torch."):
@@ -179,7 +207,6 @@ def _short(v, n=160) -> str:
 class Context:
     nodes: dict                         # node id -> template
     imports: dict                       # import map of the notebook's instructor code
-    opaque_ok: set = field(default_factory=set)   # (node id, position) where the reference run had opaque values
     _literals: dict = field(default_factory=dict)
 
     def literal(self, src: str):
@@ -189,7 +216,14 @@ class Context:
 
 
 class Fail(Exception):
-    """A check fails, with a message for the instructor (and, for visible checks, the student)."""
+    """A check fails, with a message for the instructor (and, for visible checks, the student).
+
+    ``kind``: ``"value"`` (the check is false, or its function failed), ``"opaque"`` (an operand is not plain
+    data: ``what`` names its type), ``"malformed"`` (a report that the driver cannot have written)."""
+
+    def __init__(self, msg: str, kind: str = "value", what: str | None = None):
+        super().__init__(msg)
+        self.kind, self.what = kind, what
 
 
 def _value(ctx: Context, node: dict, lit, recorded, pos):
@@ -200,12 +234,11 @@ def _value(ctx: Context, node: dict, lit, recorded, pos):
     try:
         v = decode(recorded)
     except (ValueError, TypeError, IndexError, KeyError, OverflowError) as exc:
-        raise Fail(f"malformed report ({exc})") from None
-    if isinstance(v, Opaque) or (isinstance(v, (list, tuple, dict)) and _contains_opaque(v)):
-        if (node["id"], pos) in ctx.opaque_ok:
-            return v
-        raise Fail(f"a value in this check is not plain data ({v!r} where the reference solution gave a plain "
-                   "value); objects that imitate numbers or tensors are not accepted")
+        raise Fail(f"malformed report ({exc})", "malformed") from None
+    o = _first_opaque(v)
+    if o is not None:
+        raise Fail(f"a value in this check is not plain data ({o!r}); objects that imitate numbers, containers "
+                   "or tensors are not accepted", "opaque", o.what)
     return v
 
 
@@ -214,29 +247,42 @@ def _contains_opaque(v, depth=0) -> bool:
         return True
     if depth > 25:
         return False
-    if isinstance(v, (list, tuple)):
+    if isinstance(v, (list, tuple, set, frozenset)):
         return any(_contains_opaque(x, depth + 1) for x in v)
     if isinstance(v, dict):
-        return any(_contains_opaque(x, depth + 1) for x in v.values())
+        return any(_contains_opaque(x, depth + 1) for x in v) or any(_contains_opaque(x, depth + 1) for x in v.values())
     return False
+
+
+def _first_opaque(v, depth=0):
+    if isinstance(v, Opaque):
+        return v
+    if depth > 25:
+        return None
+    items = list(v) + list(v.values()) if isinstance(v, dict) else v if isinstance(v, (list, tuple, set, frozenset)) else ()
+    for x in items:
+        o = _first_opaque(x, depth + 1)
+        if o is not None:
+            return o
+    return None
 
 
 def evaluate(ctx: Context, node: dict) -> bool:
     """Re-evaluate one reported node; raises :class:`Fail` (with a reason) or returns a truth value."""
     if not isinstance(node, dict) or not isinstance(node.get("id"), str) or node["id"] not in ctx.nodes:
-        raise Fail("malformed report (unknown check)")
+        raise Fail("malformed report (unknown check)", "malformed")
     tmpl = ctx.nodes[node["id"]]
     t = tmpl["t"]
     if node.get("t") != t and not (t in ("and", "or") and node.get("t") in ("and", "or")):
-        raise Fail("malformed report (check kind)")
+        raise Fail("malformed report (check kind)", "malformed")
     if t in ("and", "or", "not"):
         items = node.get("items")
         if not isinstance(items, list):
-            raise Fail("malformed report")
+            raise Fail("malformed report", "malformed")
         n = tmpl.get("n", len(items))
         if t == "not":
             if len(items) != 1:
-                raise Fail("malformed report")
+                raise Fail("malformed report", "malformed")
             return not evaluate(ctx, items[0])
         for i in range(n):
             if i >= len(items):
@@ -250,7 +296,7 @@ def evaluate(ctx: Context, node: dict) -> bool:
     if t == "prim":
         k = node.get("k")
         if not isinstance(k, bool):
-            raise Fail("malformed report")
+            raise Fail("malformed report", "malformed")
         return k
     if t == "cmp":
         ops, lits = tmpl["ops"], tmpl["lits"]
@@ -268,13 +314,10 @@ def evaluate(ctx: Context, node: dict) -> bool:
                 b = _value(ctx, node, lits[i + 1], vals[i + 1] if i + 1 < len(vals) else None, i + 1)
             except Missing:
                 return False
-            if isinstance(a, Opaque) or isinstance(b, Opaque):
-                ok = i < len(links) and links[i] is True  # the reference solution's run was opaque here too
-            else:
-                try:
-                    ok = bool(_OPS[op](a, b))
-                except Exception as exc:  # noqa: BLE001
-                    raise Fail(f"comparison failed: {type(exc).__name__}: {exc}") from None
+            try:
+                ok = bool(_OPS[op](a, b))
+            except Exception as exc:  # noqa: BLE001
+                raise Fail(f"comparison failed: {type(exc).__name__}: {exc}") from None
             if not ok:
                 src = tmpl.get("src", ["?", "?"])
                 raise Fail(f"{src[i]} {_SYMBOL[op]} {src[i + 1]} is false: got {_short(a)} {_SYMBOL[op]} {_short(b)}")
@@ -284,8 +327,6 @@ def evaluate(ctx: Context, node: dict) -> bool:
             v = _value(ctx, node, tmpl.get("lit"), node.get("v"), "v")
         except Missing:
             return False
-        if isinstance(v, Opaque):
-            return node.get("k") is True
         try:
             return bool(v)
         except Exception as exc:  # noqa: BLE001
@@ -295,30 +336,24 @@ def evaluate(ctx: Context, node: dict) -> bool:
         kw_rec = node.get("kw") if isinstance(node.get("kw"), list) else []
         lits_args, lits_kw = tmpl["lits_args"], tmpl["lits_kw"]
         if len(args_rec) < len(lits_args) and any(a is None for a in lits_args[len(args_rec):]):
-            raise Fail("malformed report (arguments)")
+            raise Fail("malformed report (arguments)", "malformed")
         args = []
-        opaque = False
         for i in range(max(len(args_rec), len(lits_args))):
             lit = lits_args[i] if i < len(lits_args) else None
             try:
                 v = _value(ctx, node, lit, args_rec[i] if i < len(args_rec) else None, i)
             except Missing:
-                raise Fail("malformed report (arguments)") from None
-            opaque |= isinstance(v, Opaque)
+                raise Fail("malformed report (arguments)", "malformed") from None
             args.append(v)
         kwargs = {}
         for pair in kw_rec:
             if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
-                raise Fail("malformed report (keywords)")
+                raise Fail("malformed report (keywords)", "malformed")
             k = pair[0]
-            v = _value(ctx, node, lits_kw.get(k), pair[1], "kw:" + k)
-            opaque |= isinstance(v, Opaque)
-            kwargs[k] = v
+            kwargs[k] = _value(ctx, node, lits_kw.get(k), pair[1], "kw:" + k)
         for k, lit in lits_kw.items():  # a literal keyword the student's process 'forgot' to report
             if lit is not None and k not in kwargs:
                 kwargs[k] = ctx.literal(lit)
-        if opaque:
-            return node.get("k") is True
         fn = _resolve(tmpl["fn"])
         if tmpl.get("kind") == "predicate":
             try:
@@ -332,45 +367,24 @@ def evaluate(ctx: Context, node: dict) -> bool:
         except Exception as exc:  # noqa: BLE001
             raise Fail(f"{tmpl['fn']}: {type(exc).__name__}: {exc}") from None
         return True
-    raise Fail("malformed report (unknown node)")
+    raise Fail("malformed report (unknown node)", "malformed")
 
 
 @dataclass
 class TestVerdict:
     grade_id: str
     passed: bool
-    reason: str = ""
+    reason: str = ""              # the full reason (for the instructor: may hold values the student's code made)
     hidden: bool = False          # whether the first failure lies in the hidden part of the test
     checks: int = 0
     notes: list = field(default_factory=list)
-
-
-def opaque_positions(events: list) -> set:
-    """``{(node id, position)}`` where a reference run reported an opaque value (the test's own design)."""
-    out = set()
-
-    def walk(node):
-        if not isinstance(node, dict):
-            return
-        nid = node.get("id")
-        for i, v in enumerate(node.get("vals", []) or []):
-            if isinstance(v, list) and v and v[0] == "opaque":
-                out.add((nid, i))
-        if isinstance(node.get("v"), list) and node["v"] and node["v"][0] == "opaque":
-            out.add((nid, "v"))
-        for i, v in enumerate(node.get("args", []) or []):
-            if isinstance(v, list) and v and v[0] == "opaque":
-                out.add((nid, i))
-        for pair in node.get("kw", []) or []:
-            if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], list) and pair[1][:1] == ["opaque"]:
-                out.add((nid, "kw:" + str(pair[0])))
-        for item in node.get("items", []) or []:
-            walk(item)
-
-    for e in events:
-        if e.get("ev") == "check":
-            walk(e.get("node"))
-    return out
+    # what kind of failure, for messages that must not carry values (see autograder.engine):
+    # check | opaque | malformed | exception | unfinished | fewer | tamper
+    kind: str = ""
+    line: int | None = None       # the line of the test cell where it failed, when known
+    src: str = ""                 # that check's source (the instructor's code)
+    exc_type: str = ""            # the exception's type name, when the cell raised one
+    what: str = ""                # for 'opaque': the type of the value that is not plain data
 
 
 def site_counts(events: list) -> dict:
@@ -400,65 +414,71 @@ def tamper_names(events: list) -> dict:
 def judge_test(gid: str, events: list, *, sites: dict, nodes: dict, imports: dict, reference: dict) -> TestVerdict:
     """Verdict for one test cell from the events of the student's run.
 
-    ``reference``: ``{"counts": {site: n}, "opaque": set, "tamper": set}`` for this test, from the run of the
-    instructor's own notebook under the same instrumentation.
+    ``reference``: ``{"counts": {site: n}, "tamper": set, "hidden_lines": set}`` for this test, from the run
+    of the instructor's own notebook under the same instrumentation (``check_tamper``: False for that run).
     """
-    ctx = Context(nodes=nodes, imports=imports, opaque_ok=reference.get("opaque", set()))
+    ctx = Context(nodes=nodes, imports=imports)
     checks = [e for e in events if e.get("ev") == "check" and e.get("test") == gid]
     ends = [e for e in events if e.get("ev") == "test_end" and e.get("test") == gid]
     v = TestVerdict(gid, passed=False, checks=len(checks))
-    first_failure = None
+    first = None   # (reason, hidden, kind, line, src, what)
     for e in checks:
         site = sites.get(e.get("site"))
         if site is None:
-            first_failure = first_failure or ("malformed report (unknown check site)", False)
+            first = first or ("malformed report (unknown check site)", False, "malformed", None, "", "")
             continue
         try:
             node = e.get("node")
             if not isinstance(node, dict) or node.get("id") != site["node"]:
-                raise Fail("malformed report (check does not match its site)")
+                raise Fail("malformed report (check does not match its site)", "malformed")
             ok = evaluate(ctx, node)
             if not ok:
                 msg = e.get("msg") if isinstance(e.get("msg"), str) else None
                 raise Fail(msg or f"assertion failed: {site['src'][:200]}")
         except Fail as exc:
-            if first_failure is None:
-                first_failure = (f"line {site['line']}: {exc}", site["hidden"])
+            if first is None:
+                kind = {"value": "check"}.get(exc.kind, exc.kind)
+                first = (f"line {site['line']}: {exc}", site["hidden"], kind, site["line"], site["src"], exc.what or "")
         except Exception as exc:  # noqa: BLE001 - the judge's own problem with a value: the check fails
-            if first_failure is None:
-                first_failure = (f"line {site['line']}: could not be checked ({type(exc).__name__}: {exc})",
-                                 site["hidden"])
+            if first is None:
+                first = (f"line {site['line']}: could not be checked ({type(exc).__name__}: {exc})", site["hidden"],
+                         "check", site["line"], site["src"], "")
+
+    def fail_with(f):
+        v.reason, v.hidden, v.kind, v.line, v.src, v.what = f
+        return v
+
     if not ends:
-        v.reason = "the test did not finish (the notebook stopped before or during it)"
+        v.reason, v.kind = "the test did not finish (the notebook stopped before or during it)", "unfinished"
         return v
     end = ends[0]
     if end.get("ok") is not True:
         exc = end.get("exc") if isinstance(end.get("exc"), dict) else {}
-        line = exc.get("line")
+        line = exc.get("line") if isinstance(exc.get("line"), int) else None
         hidden = any(s["hidden"] and s["line"] == line for s in sites.values()) or bool(
             line and reference.get("hidden_lines") and line in reference["hidden_lines"])
-        if first_failure is not None:
-            v.reason, v.hidden = first_failure
-        else:
-            where = f" (line {line})" if isinstance(line, int) else ""
-            v.reason = f"{str(exc.get('type', 'error'))[:100]}{where}: {str(exc.get('msg', ''))[:1500]}"
-            v.hidden = hidden
+        v.exc_type = str(exc.get("type", "") or "")[:100]
+        if first is not None:
+            return fail_with(first)
+        where = f" (line {line})" if line is not None else ""
+        v.reason = f"{str(exc.get('type', 'error'))[:100]}{where}: {str(exc.get('msg', ''))[:1500]}"
+        v.hidden, v.kind, v.line = hidden, "exception", line
         return v
-    if first_failure is not None:
-        v.reason, v.hidden = first_failure
-        return v
+    if first is not None:
+        return fail_with(first)
     got = Counter(e.get("site") for e in checks)
     for site, n in reference.get("counts", {}).items():
         if got.get(site, 0) < n:
-            info = sites.get(site, {"line": "?", "hidden": False})
+            info = sites.get(site, {"line": None, "hidden": False, "src": ""})
             v.reason = (f"fewer checks ran than with the reference solution (line {info['line']}: "
                         f"{got.get(site, 0)} of {n}); a check was skipped or a loop was cut short")
-            v.hidden = info["hidden"]
+            v.hidden, v.kind, v.line, v.src = info["hidden"], "fewer", info["line"], info.get("src", "")
             return v
     tampered = tamper_names([e for e in events if e.get("test") == gid]).get(gid, set()) - reference.get("tamper", set())
     if tampered and reference.get("check_tamper", True):
         v.reason = ("library objects were replaced while the test ran: " + ", ".join(sorted(tampered)[:5]) +
                     ("..." if len(tampered) > 5 else ""))
+        v.kind = "tamper"
         return v
     v.passed = True
     return v

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
 import secrets
 import selectors
 import shutil
@@ -82,8 +83,31 @@ class Outcome:
     interrupted: list = field(default_factory=list)   # cell indices interrupted for time
     last_cell: int | None = None
     output: str = ""                   # low-level stdout/stderr of the sandbox (capped)
-    forged: int = 0                    # event lines with a wrong token (student code writing to the pipe)
+    forged: int = 0                    # event lines with a wrong token or out of turn (student code writing to the pipe)
     wall: float = 0.0
+    sent: int = 0                      # cells sent to the sandbox (each only when it was about to run)
+    hidden_sent_at: int | None = None  # the cell whose hidden part was the first one sent, if any
+
+
+class PackageMismatch(RuntimeError):
+    """The sandboxed interpreter would import another copy of the course package than the grader's."""
+
+
+def _same_tree(a: list, b: list) -> bool:
+    """Whether two lists of package folders hold the same Python files, byte for byte."""
+    def files(roots):
+        out = {}
+        for root in roots:
+            r = Path(root)
+            for f in ([r] if r.is_file() else sorted(r.rglob("*.py"))):
+                if "__pycache__" not in f.parts:
+                    out[str(f.relative_to(r)) if r.is_dir() else f.name] = f.read_bytes()
+        return out
+
+    try:
+        return files(a) == files(b)
+    except OSError:
+        return False
 
 
 def _bwrap_works() -> tuple[bool, str]:
@@ -175,7 +199,8 @@ class Sandbox:
     def __init__(self, mode: str = "auto", *, packages=("seqcourse",), preload=("torch", "numpy"),
                  protected_prefixes=("torch", "numpy", "seqcourse", "math", "operator", "functools", "itertools",
                                      "collections", "random", "copy", "types", "abc"),
-                 uid_base: int | None = None, cache_dir: Path | None = None, env: dict | None = None):
+                 uid_base: int | None = None, cache_dir: Path | None = None, env: dict | None = None,
+                 warm: bool = False):
         self.packages = list(packages)
         self.preload = list(preload)
         self.protected_prefixes = list(protected_prefixes)
@@ -206,10 +231,22 @@ class Sandbox:
                    "They run as YOUR user, so they can also write what you can write, and the process limit counts "
                    "your own processes.")
                 + " Install bubblewrap (apt-get install bubblewrap) before grading untrusted submissions.")
+        self.package_paths = self._resolve_packages()
         self._mpl_cache = self._prepare_mpl_cache()
         self._lock = threading.Lock()
         self._running: set = set()
         self.aborted = False
+        # warm: one long-lived sandbox per slot imports the libraries once and forks per submission (warm.py)
+        self.warm = None
+        if warm and self.mode == "bwrap":
+            from .warm import WarmPool
+
+            self.warm = WarmPool(self, CPU_REPORTED)
+
+    def close(self) -> None:
+        """Stop the warm sandboxes (if any)."""
+        if self.warm is not None:
+            self.warm.close()
 
     def abort(self) -> None:
         """Kill every running sandbox (Ctrl-C): their results are discarded by the caller."""
@@ -245,6 +282,52 @@ class Sandbox:
             os.chmod(f, 0o755 if f.is_dir() else 0o644)
         return target if any(target.glob("fontlist-*.json")) else None
 
+    _PROBE = ("import importlib.util, json, sys\nout = {}\nfor name in sys.argv[1:]:\n"
+              "    try:\n        spec = importlib.util.find_spec(name)\n    except Exception:\n        spec = None\n"
+              "    out[name] = None if spec is None else list(spec.submodule_search_locations or [spec.origin])\n"
+              "print(json.dumps(out))\n")
+
+    def _resolve_packages(self) -> dict:
+        """``{package: [folders]}`` that the interpreter which runs submissions will import the course packages
+        from: asked of that interpreter itself, with the sandbox's flags and environment (an editable install
+        may point at another checkout than the one the grader runs from). They must be what the grader itself
+        imports (the judge recomputes checks with its own copy); if not, :class:`PackageMismatch` names both."""
+        import importlib.util
+
+        env = self._env("/tmp")
+        try:
+            r = subprocess.run([sys.executable, *_PY_FLAGS, "-c", self._PROBE, *self.packages], env=env, cwd="/",
+                               capture_output=True, text=True, timeout=120)
+            theirs = json.loads(r.stdout.strip().splitlines()[-1])
+        except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
+            raise PackageMismatch(f"could not ask {sys.executable} where it imports {', '.join(self.packages)} "
+                                  f"from: {exc}") from None
+        out = {}
+        for name in self.packages:
+            spec = importlib.util.find_spec(name)
+            mine = [str(Path(p).resolve()) for p in ((spec.submodule_search_locations or [spec.origin]) if spec else [])]
+            there = [str(Path(p).resolve()) for p in (theirs.get(name) or [])]
+            if not mine:
+                raise PackageMismatch(f"the grader cannot import {name} ({sys.executable}): install the course "
+                                      "(`make setup`, or `pip install -e .` in the course folder)")
+            if not there:
+                raise PackageMismatch(
+                    f"the Python that runs submissions ({sys.executable}) cannot import {name}, which the grader "
+                    f"imports from {', '.join(mine) or '?'}: install the course into that environment "
+                    f"(`{sys.executable} -m pip install -e .` in the course folder, or `make setup`)")
+            if mine != there:
+                if _same_tree(mine, there):
+                    log.info("%s: the grader imports it from %s, submissions from %s (identical files): mounting "
+                             "the latter", name, ", ".join(mine), ", ".join(there))
+                else:
+                    raise PackageMismatch(
+                        f"the grader imports {name} from {', '.join(mine)} but the Python that runs submissions "
+                        f"({sys.executable}) imports it from {', '.join(there)}, and the two differ (an editable "
+                        "install made from another checkout?). Run the grader from the checkout that environment "
+                        f"points at, or reinstall the course from this one (`{sys.executable} -m pip install -e .`).")
+            out[name] = there
+        return out
+
     def _ro_paths(self) -> list:
         paths = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
                  Path(sys.executable).resolve().parent.parent}
@@ -252,12 +335,10 @@ class Sandbox:
             p = sysconfig.get_paths().get(key)
             if p:
                 paths.add(Path(p).resolve())
-        import importlib.util
-
-        for name in self.packages:
-            spec = importlib.util.find_spec(name)
-            for loc in (spec.submodule_search_locations or []) if spec else []:
-                paths.add(Path(loc).resolve())
+        for name in self.packages:   # where the sandboxed interpreter will import them from (see above)
+            for loc in self.package_paths.get(name, []):
+                loc = Path(loc)
+                paths.add(loc if loc.is_dir() else loc.parent)
         usr = Path("/usr")
         paths = {p for p in paths if usr not in p.parents and p != usr}
         # keep only the outermost of nested paths
@@ -318,12 +399,19 @@ class Sandbox:
     def run(self, cells: list, *, files: dict, workdir_name: str, limits: Limits, slot: int = 0,
             rt_placeholder: str, builtins_placeholder: str, cell_limits: list | None = None,
             labels: list | None = None) -> Outcome:
-        """Execute ``cells`` (dicts for the driver) and return the events and how it ended."""
+        """Execute ``cells`` (dicts for the driver) and return the events and how it ended.
+
+        The driver gets a setup message first, then each cell only when the previous one has ended: no cell's
+        code (a hidden test's least of all) is in the sandbox before its turn. Each message carries a fresh
+        token; an event is accepted only with the token of the message being answered and only if it fits
+        that message (a check or a test's end only for the test being run, one end per cell).
+        """
         token = secrets.token_hex(16)
         uid = gid = None
         if self.is_root:
             uid = gid = self.uid_base + slot
         out = Outcome()
+        zygote = self.warm.get(slot, limits.disk_bytes) if self.warm is not None else None
         r_fd, w_fd = os.pipe()
         tmp_home = None
         if self.mode == "bwrap":
@@ -343,7 +431,7 @@ class Sandbox:
             cmd = [sys.executable, *_PY_FLAGS, str(DRIVER)]
             copy_dirs = [{"from": str(self._mpl_cache), "to": f"{home}/.config/matplotlib"}] if self._mpl_cache else []
             env = self._env(home)
-        plan = {"token": token, "uid": uid, "gid": gid, "event_fd": w_fd,
+        plan = {"tok": token, "uid": uid, "gid": gid, "event_fd": 3 if zygote else w_fd,
                 "workdir": f"{home}/{workdir_name}", "files": files, "copy_dirs": copy_dirs,
                 "limits": {"nproc": limits.nproc, "memory_bytes": limits.memory_bytes,
                            "file_bytes": limits.file_bytes, "open_files": limits.open_files,
@@ -351,14 +439,27 @@ class Sandbox:
                 "preload": self.preload, "preload_packages": self.packages,
                 "protected_prefixes": self.protected_prefixes,
                 "rt_placeholder": rt_placeholder, "builtins_placeholder": builtins_placeholder,
-                "max_output_chars": limits.output_chars, "max_event_bytes": limits.event_bytes,
-                "cells": cells}
-        payload = json.dumps(plan).encode()
+                "max_output_chars": limits.output_chars, "max_event_bytes": limits.event_bytes}
+        outbox: queue.Queue = queue.Queue()
+        outbox.put(json.dumps(plan).encode() + b"\n")
         start = time.monotonic()
         try:
-            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    pass_fds=[w_fd], env=env if env is not None else {},
-                                    start_new_session=self.mode == "none", cwd=tmp_home or "/")
+            proc = None
+            if zygote is not None:
+                from .warm import ZygoteError
+
+                try:
+                    proc = zygote.run(w_fd)
+                except ZygoteError as exc:
+                    log.warning("warm sandbox of slot %d failed (%s); this submission runs cold", slot, exc)
+                    zygote.close()
+                    zygote = None
+                    outbox = queue.Queue()
+                    outbox.put(json.dumps({**plan, "event_fd": w_fd}).encode() + b"\n")
+            if proc is None:
+                proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        pass_fds=[w_fd], env=env if env is not None else {},
+                                        start_new_session=self.mode == "none", cwd=tmp_home or "/")
         except OSError as exc:
             os.close(r_fd)
             os.close(w_fd)
@@ -370,9 +471,17 @@ class Sandbox:
 
         def feed():
             try:
-                proc.stdin.write(payload)
+                while True:
+                    msg = outbox.get()
+                    if msg is None:
+                        break
+                    proc.stdin.write(msg)
+                    proc.stdin.flush()
+            except (OSError, ValueError):
+                pass
+            try:
                 proc.stdin.close()
-            except OSError:
+            except (OSError, ValueError):
                 pass
 
         low_output = bytearray()
@@ -399,8 +508,68 @@ class Sandbox:
         buf = bytearray()
         received = 0
         current, cell_started, interrupted_at = None, None, None
+        expect = {"tok": token, "i": None, "test": None, "ended": False, "ready": False, "finished": False,
+                  "part": 0, "parts": 1}
+
+        def send_next(part: int = 0):
+            """Send the next cell (or, with ``part``, the next part of the current test cell; or the end of the
+            plan) with a fresh token. A cell's time starts when its first part is sent."""
+            nonlocal current, cell_started, interrupted_at
+            tok = secrets.token_hex(16)
+            expect["tok"] = tok
+            if part:
+                i = expect["i"]
+            elif out.sent < len(cells):
+                i = out.sent
+                out.sent += 1
+                current, cell_started, interrupted_at = i, time.monotonic(), None
+                out.last_cell = i
+            else:
+                outbox.put(json.dumps({"end": True, "tok": tok}).encode() + b"\n")
+                expect.update(i=None, test=None, ended=True, finished=True)
+                return
+            c = cells[i]
+            msg = {k: v for k, v in c.items() if k in ("kind", "code", "code_b64", "filename", "grade_id", "hide")}
+            parts = c.get("parts")
+            if parts:
+                msg.update(parts[part])
+                msg.update(part=part, last=part == len(parts) - 1)
+                if parts[part].get("hidden") and out.hidden_sent_at is None:
+                    out.hidden_sent_at = i
+            msg.update(i=i, tok=tok)
+            expect.update(i=i, test=c.get("grade_id") if c.get("kind") == "test" else None, ended=False,
+                          part=part, parts=len(parts) if parts else 1)
+            outbox.put(json.dumps(msg).encode() + b"\n")
+
+        def accept(ev) -> bool:
+            """Whether an event is the answer to the message being run (see the docstring)."""
+            if ev.get("tok") != expect["tok"]:
+                return False
+            kind = ev.get("ev")
+            if kind == "ready":
+                ok = not expect["ready"] and expect["i"] is None and not expect["finished"]
+                expect["ready"] = True
+                return ok
+            if kind == "done":
+                return expect["finished"]
+            if kind in ("cell_start", "cell_end", "check", "test_end", "part_end"):
+                if expect["i"] is None or expect["ended"]:
+                    return False
+                if kind in ("cell_start", "cell_end", "part_end") and ev.get("i") != expect["i"]:
+                    return False
+                if kind == "part_end":
+                    if ev.get("part") != expect["part"] or expect["part"] + 1 >= expect["parts"]:
+                        return False
+                    expect["tok"] = None   # answered: nothing more may come with this token
+                    return True
+                if kind in ("check", "test_end") and (expect["test"] is None or ev.get("test") != expect["test"]):
+                    return False
+                if kind == "cell_end":
+                    expect["ended"] = True
+                return True
+            return False
         deadline = start + limits.notebook_seconds
-        driver_pid = proc.pid if self.mode == "none" else None
+        driver_pid = proc.pid if self.mode == "none" or zygote else None
         done = False
         killed_for = None
         next_mem = start + 1.0
@@ -465,20 +634,22 @@ class Sandbox:
                         except (ValueError, RecursionError):
                             out.forged += 1
                             continue
-                        if not isinstance(ev, dict) or ev.get("tok") != token:
+                        if not isinstance(ev, dict) or not accept(ev):
                             out.forged += 1
                             continue
                         ev.pop("tok", None)
                         out.events.append(ev)
                         kind = ev.get("ev")
-                        if kind == "ready" and driver_pid is None:
-                            driver_pid = self._find_driver(proc.pid)
-                        elif kind == "cell_start" and isinstance(ev.get("i"), int):
-                            current, cell_started, interrupted_at = ev["i"], time.monotonic(), None
-                            out.last_cell = current
-                        elif kind == "cell_end" and isinstance(ev.get("i"), int):
+                        if kind == "ready":
+                            if driver_pid is None:
+                                driver_pid = self._find_driver(proc.pid)
+                            send_next()
+                        elif kind == "part_end":
+                            send_next(expect["part"] + 1)
+                        elif kind == "cell_end":
                             out.cell_seconds[ev["i"]] = time.monotonic() - (cell_started or start)
                             current, interrupted_at = None, None
+                            send_next()
                         elif kind == "done":
                             done = True
                             if isinstance(ev.get("cpu"), (int, float)) and 0 <= ev["cpu"] < 1e6:
@@ -509,13 +680,15 @@ class Sandbox:
                         break
                 if now >= next_mem:
                     next_mem = now + 0.5
-                    tree = descendants(proc.pid) if self.mode == "bwrap" else [proc.pid] + descendants(proc.pid)
+                    tree = (descendants(proc.pid) if self.mode == "bwrap" and not zygote
+                            else [proc.pid] + descendants(proc.pid))
                     if sum(_rss(p) for p in tree) > limits.tree_rss_bytes:
                         killed_for = ("crashed", f"the notebook's processes used more than "
                                       f"{limits.tree_rss_bytes >> 20} MiB of memory together")
                         kill_all()
                         break
         finally:
+            outbox.put(None)
             sel.close()
             os.close(r_fd)
             if not killed_for:  # let it end by itself (its exit status tells how it ended)
@@ -550,7 +723,7 @@ class Sandbox:
             rc = proc.returncode
             how = (f"was killed by signal {-rc} ({signal.Signals(-rc).name})" if rc is not None and rc < 0
                    else f"exited with code {rc}")
-            if self.mode == "bwrap" and rc is not None and rc > 128:
+            if self.mode == "bwrap" and not zygote and rc is not None and rc > 128:
                 how = f"was killed by signal {rc - 128} ({_signame(rc - 128)})"
             where = f" while running {name(out.last_cell)}" if out.last_cell is not None else " before running any cell"
             out.status = "crashed"

@@ -8,6 +8,10 @@ Chapters, exercise notebooks and the capstone import from here instead of copyin
 - :mod:`seqcourse.text`     -- tokenisation, vocabularies, padding, length bucketing (no torchtext)
 - :mod:`seqcourse.dates`    -- the date-normalisation task (babel locale data, no download)
 - :mod:`seqcourse.seq2seq`  -- encoder-decoder training, greedy decoding, accuracy by length
+- :mod:`seqcourse.attention` -- additive attention with masks (chapter 7)
+- :mod:`seqcourse.translator` -- chapter 7's LSTM attention translator (LSTMCell, EncoderRNN, Attention,
+  AttnDecoderRNN, Translator, show_attention)
+- :mod:`seqcourse.datelab`  -- deeplearning.ai's date-translation lab model, in PyTorch (chapter 7)
 - :mod:`seqcourse.nmt`      -- the capstone translator: data, model, beam search, train and translate commands
 - :mod:`seqcourse.cost`     -- timing, peak memory and multiply-add counts for benchmarks
 - :mod:`seqcourse.plot`     -- figures: configuration diagrams, curves, heatmaps

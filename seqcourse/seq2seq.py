@@ -153,18 +153,25 @@ def seq2seq_loss(logits: torch.Tensor, tgt_out: torch.Tensor, pad_index: int = P
 
 def train_seq2seq(model: EncoderDecoder, loader: Iterable, steps: int, lr: float = 3e-3, clip: float = 1.0,
                   device=None, eval_every: int = 0, eval_fn: Callable[[], float] | None = None,
-                  pad_index: int = PAD_INDEX, desc: str = "train") -> dict[str, list]:
+                  pad_index: int = PAD_INDEX, desc: str = "train", patience: int = 0,
+                  min_delta: float = 0.005) -> dict[str, list]:
     """Train with Adam and teacher forcing for ``steps`` optimisation steps (cycling over ``loader``, whose
     items are :class:`seqcourse.text.Batch` es), clipping the gradient norm at ``clip``.
 
-    Returns a history ``{"loss": [per step], "eval_step": [...], "eval": [...], "seconds": float}``;
-    ``eval_fn()`` (e.g. dev exact match) is called every ``eval_every`` steps and at the end.
+    Returns a history ``{"loss": [per step], "eval_step": [...], "eval": [...], "seconds": float,
+    "stopped": step}``; ``eval_fn()`` (e.g. dev exact match) is called every ``eval_every`` steps and at the
+    end. With ``patience`` > 0, training stops early once ``patience`` evaluations in a row have not beaten
+    the best one by more than ``min_delta`` (the model has converged, by that measure); ``steps`` is then
+    a cap.
     """
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
+    if patience and not (eval_fn is not None and eval_every):
+        raise ValueError("patience needs eval_fn and eval_every")
     device = device if device is not None else next(model.parameters()).device
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     history: dict[str, list] = {"loss": [], "eval_step": [], "eval": []}
+    best, since_best = float("-inf"), 0
     start = time.perf_counter()
     batches = iter(loader)
     model.train()
@@ -191,7 +198,14 @@ def train_seq2seq(model: EncoderDecoder, loader: Iterable, steps: int, lr: float
                 history["eval"].append(eval_fn())
             history["eval_step"].append(step)
             model.train()
+            if history["eval"][-1] > best + min_delta:
+                best, since_best = history["eval"][-1], 0
+            else:
+                since_best += 1
+            if patience and since_best >= patience:
+                break
     model.eval()
+    history["stopped"] = step
     history["seconds"] = time.perf_counter() - start
     return history
 

@@ -18,6 +18,7 @@ from autograder import grading  # noqa: E402
 
 ASSIGNMENTS = grading.assignments()
 TIMINGS: dict[str, float] = {}
+REPORTS: dict[str, str] = {}   # one line per key, printed at the end of the session (e.g. the class grader's batches)
 
 
 @pytest.fixture(scope="session")
@@ -47,6 +48,10 @@ def result_of(graded, assignment):
 
 
 def pytest_terminal_summary(terminalreporter):
+    if REPORTS:
+        terminalreporter.section("reports")
+        for name, line in sorted(REPORTS.items()):
+            terminalreporter.write_line(f"{name}: {line}")
     if TIMINGS:
         terminalreporter.section("solution notebooks, top to bottom (seconds, this machine)")
         for name, seconds in sorted(TIMINGS.items()):

@@ -1,9 +1,15 @@
-"""The generic assignment harness: grade every assignment's reference solution, untouched student notebook
-and mutants (realistic wrong solutions) with nbgrader, in one ``nbgrader autograde`` run per assignment.
+"""The generic assignment harness: grade every assignment's reference solution, untouched student notebook,
+mutants (realistic wrong solutions) and alternatives (correct answers written another way) with nbgrader, in
+one ``nbgrader autograde`` run per assignment.
 
-A new chapter adds ``solutions/<assignment>/*.ipynb`` and ``tests/mutants/<assignment>.yaml``; nothing here
-changes. Results are cached under ``.cache/grading/`` keyed on everything that can change them (set
-``SEQCOURSE_NO_CACHE=1`` to force a fresh run; CI starts from a clean clone anyway).
+A new chapter adds ``solutions/<assignment>/*.ipynb``, ``tests/mutants/<assignment>.yaml`` and
+``tests/alternatives/<assignment>.yaml``; nothing here changes. Results are cached under ``.cache/grading/``
+keyed on everything that can change them (set ``SEQCOURSE_NO_CACHE=1`` to force a fresh run; CI starts from
+a clean clone anyway).
+
+:func:`submissions` builds the packed submissions of an assignment (``solution``, ``blank``, ``mutants-k``,
+``alternatives-k``, each with the score it must get per test) without grading them, so that other graders
+(the course's own batch autograder) can be run on exactly the same notebooks.
 """
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -22,6 +29,7 @@ sys.path.insert(0, str(REPO))
 from autograder import grading  # noqa: E402
 
 MUTANTS = REPO / "tests" / "mutants"
+ALTERNATIVES = REPO / "tests" / "alternatives"
 CACHE = REPO / ".cache" / "grading"
 
 FULL, ZERO, LESS = "full", "zero", "less"
@@ -47,21 +55,37 @@ class Mutant:
         return code
 
 
-def load_mutants(assignment: str) -> list[Mutant]:
-    path = MUTANTS / f"{assignment}.yaml"
+def _load(path: Path, key: str, with_loses: bool) -> list[Mutant]:
     if not path.exists():
         return []
-    spec = yaml.safe_load(path.read_text())
+    spec = yaml.safe_load(path.read_text()) or {}
     default_nb = spec.get("notebook")
     out = []
-    for m in spec.get("mutants", []):
+    for m in spec.get(key, []):
+        if with_loses and "loses" not in m:
+            raise ValueError(f"{path}: {m.get('id')} has no `loses`")
+        if not with_loses and "loses" in m:
+            raise ValueError(f"{path}: alternative {m.get('id')} must not have `loses` (it keeps full marks)")
+        if ("replace" in m) == ("source" in m):
+            raise ValueError(f"{path}: {m.get('id')} needs exactly one of `replace` and `source`")
         out.append(Mutant(id=m["id"], notebook=m.get("notebook", default_nb), cell=m["cell"], why=m.get("why", ""),
-                          loses=list(m["loses"]), replace=[tuple(r) for r in m.get("replace", [])] or None,
+                          loses=list(m.get("loses", [])), replace=[tuple(r) for r in m.get("replace", [])] or None,
                           source=m.get("source")))
     ids = [m.id for m in out]
     if len(ids) != len(set(ids)):
-        raise ValueError(f"{path}: mutant ids repeat")
+        raise ValueError(f"{path}: ids repeat")
     return out
+
+
+def load_mutants(assignment: str) -> list[Mutant]:
+    """The realistic wrong solutions of ``tests/mutants/<assignment>.yaml``."""
+    return _load(MUTANTS / f"{assignment}.yaml", "mutants", with_loses=True)
+
+
+def load_alternatives(assignment: str) -> list[Mutant]:
+    """The correct answers written another way, ``tests/alternatives/<assignment>.yaml`` (same format as the
+    mutants, list key ``alternatives``, no ``loses``: every test keeps full marks)."""
+    return _load(ALTERNATIVES / f"{assignment}.yaml", "alternatives", with_loses=False)
 
 
 def pack(mutants: list[Mutant]) -> list[list[Mutant]]:
@@ -84,7 +108,8 @@ def pack(mutants: list[Mutant]) -> list[list[Mutant]]:
 def _cache_key(assignment: str) -> str:
     h = hashlib.sha256()
     files = sorted((grading.SOLUTIONS / assignment).rglob("*"))
-    files += [MUTANTS / f"{assignment}.yaml", Path(grading.__file__), Path(__file__)]
+    files += [MUTANTS / f"{assignment}.yaml", ALTERNATIVES / f"{assignment}.yaml", Path(grading.__file__),
+              Path(__file__)]
     files += sorted((REPO / "seqcourse").rglob("*.py"))
     for f in files:
         if f.is_file():
@@ -97,11 +122,75 @@ def _cache_key(assignment: str) -> str:
     return h.hexdigest()[:16]
 
 
+def _release_from_exercises(assignment: str) -> dict:
+    """The committed release notebooks (``exercises/<assignment>/``): what nbgrader generates, as
+    ``tests/test_assignments.py`` checks."""
+    return {p.name: grading.load(p) for p in sorted((grading.EXERCISES / assignment).glob("*.ipynb"))}
+
+
+def submissions(assignment: str, release: dict | None = None) -> dict[str, dict]:
+    """Every submission the harness grades for ``assignment``, packed, without grading them.
+
+    Returns ``{student: {"notebooks": {file name: notebook}, "expect": {file name: {test: FULL|ZERO|LESS}},
+    "mutants": [ids], "alternatives": [ids]}}`` for the students ``solution`` (full marks), ``blank`` (the
+    release notebook untouched: zero on every test), ``mutants-k`` (a few mutants that edit different cells
+    and break different tests: LESS on the tests they name, FULL elsewhere) and ``alternatives-k`` (a few
+    alternatives that edit different cells: FULL everywhere). ``release`` defaults to the committed
+    ``exercises/<assignment>/`` notebooks.
+    """
+    release = release if release is not None else _release_from_exercises(assignment)
+    sources = {p.name: grading.load(p) for p in grading.source_notebooks(assignment)}
+    points = {name: grading.test_points(nb) for name, nb in sources.items()}
+    src_cells = {n: {grading.nbgrader_meta(c)["grade_id"]: grading.student_code(c.source)
+                     for c in sources[n].cells if grading.is_solution_cell(c)} for n in sources}
+
+    students: dict[str, dict] = {}
+    students["solution"] = {
+        "notebooks": {n: grading.submission(release[n], sources[n]) for n in release},
+        "expect": {n: {t: FULL for t in points[n]} for n in release},
+        "mutants": [], "alternatives": [],
+    }
+    students["blank"] = {
+        "notebooks": dict(release),
+        "expect": {n: {t: ZERO for t in points[n]} for n in release},
+        "mutants": [], "alternatives": [],
+    }
+
+    def packed(group: list[Mutant]) -> tuple[dict, dict]:
+        expect = {n: {t: FULL for t in points[n]} for n in release}
+        notebooks = {}
+        for n in release:
+            overrides = {}
+            for m in group:
+                if m.notebook != n:
+                    continue
+                if m.cell not in src_cells[n]:
+                    raise KeyError(f"{m.id}: {m.cell} is not a solution cell of {n}")
+                overrides[m.cell] = m.apply(src_cells[n][m.cell])
+                for t in m.loses:
+                    expect[n][t] = LESS
+            notebooks[n] = grading.submission(release[n], sources[n], overrides)
+        return notebooks, expect
+
+    for k, group in enumerate(pack(load_mutants(assignment)), start=1):
+        notebooks, expect = packed(group)
+        students[f"mutants-{k}"] = {"notebooks": notebooks, "expect": expect, "mutants": [m.id for m in group],
+                                    "alternatives": []}
+    for k, group in enumerate(pack(load_alternatives(assignment)), start=1):
+        notebooks, expect = packed(group)
+        students[f"alternatives-{k}"] = {"notebooks": notebooks, "expect": expect, "mutants": [],
+                                         "alternatives": [m.id for m in group]}
+    return students
+
+
 def grade_assignment(assignment: str, workdir: Path) -> dict:
-    """Grade the solution, the blank notebook and packed mutants of one assignment.
+    """Grade the solution, the blank notebook, packed mutants and packed alternatives of one assignment.
 
     Returns ``{"points": {nb: {test: pts}}, "students": {student: {"expect": {nb: {test: FULL|ZERO|LESS}},
-    "mutants": [...], "scores": {nb: {test: [score, max]}}}}, "release": {nb: json}}``.
+    "mutants": [...], "alternatives": [...], "scores": {nb: {test: [score, max]}}, "submission": {nb: json}}},
+    "release": {nb: json}}``. ``submission`` holds the notebooks exactly as they were submitted, so that other
+    graders (the course's own ``python -m autograder grade``, see ``tests/test_autograder_assignments.py``) grade
+    the very same files and compare their scores with nbgrader's without grading anything twice.
     """
     key = _cache_key(assignment)
     cached = CACHE / f"{assignment}-{key}.json"
@@ -112,36 +201,12 @@ def grade_assignment(assignment: str, workdir: Path) -> dict:
     release = course.generate(assignment)
     sources = {p.name: grading.load(p) for p in grading.source_notebooks(assignment)}
     points = {name: grading.test_points(nb) for name, nb in sources.items()}
-
-    students: dict[str, dict] = {}
-    students["solution"] = {
-        "notebooks": {n: grading.submission(release[n], sources[n]) for n in release},
-        "expect": {n: {t: FULL for t in points[n]} for n in release},
-        "mutants": [],
-    }
-    students["blank"] = {
-        "notebooks": dict(release),
-        "expect": {n: {t: ZERO for t in points[n]} for n in release},
-        "mutants": [],
-    }
-    for k, group in enumerate(pack(load_mutants(assignment)), start=1):
-        expect = {n: {t: FULL for t in points[n]} for n in release}
-        notebooks = {}
-        for n in release:
-            overrides = {}
-            src_cells = {grading.nbgrader_meta(c)["grade_id"]: grading.student_code(c.source)
-                         for c in sources[n].cells if grading.is_solution_cell(c)}
-            for m in group:
-                if m.notebook != n:
-                    continue
-                overrides[m.cell] = m.apply(src_cells[m.cell])
-                for t in m.loses:
-                    expect[n][t] = LESS
-            notebooks[n] = grading.submission(release[n], sources[n], overrides)
-        students[f"mutants-{k}"] = {"notebooks": notebooks, "expect": expect, "mutants": [m.id for m in group]}
+    students = submissions(assignment, release)
 
     for student, info in students.items():
-        course.submit(student, assignment, info.pop("notebooks"))
+        notebooks = info.pop("notebooks")
+        course.submit(student, assignment, notebooks)
+        info["submission"] = {n: json.loads(nbformat.writes(nb)) for n, nb in notebooks.items()}
     course.autograde(assignment)
     scores = course.scores(assignment)
     for student, info in students.items():
@@ -154,4 +219,3 @@ def grade_assignment(assignment: str, workdir: Path) -> dict:
         old.unlink()
     cached.write_text(json.dumps(result))
     return result
-

@@ -1,7 +1,8 @@
 """Every assignment, graded through nbgrader: the solution gets full marks, the untouched student notebook
-gets zero on every autograded test, and every mutant (a realistic wrong solution) loses the points of the
-tests it breaks while the other tests keep theirs. Plus the static checks: exercises/ is what nbgrader
-generates from solutions/, grade ids are unique, every graded function has at least two mutants."""
+gets zero on every autograded test, every mutant (a realistic wrong solution) loses the points of the
+tests it breaks while the other tests keep theirs, and every alternative (a correct answer written another
+way) keeps full marks. Plus the static checks: exercises/ is what nbgrader generates from solutions/, grade
+ids are unique, every graded function has at least two mutants and three alternatives."""
 from __future__ import annotations
 
 import os
@@ -66,6 +67,62 @@ def test_mutants_lose_points(graded, assignment):
             for p in _check_student(result, student):
                 problems.append(f"[{', '.join(info['mutants'])}] {p}")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_alternatives_keep_full_marks(graded, assignment):
+    result = result_of(graded, assignment)
+    problems = []
+    for student, info in result["students"].items():
+        if student.startswith("alternatives-"):
+            for p in _check_student(result, student):
+                problems.append(f"[{', '.join(info['alternatives'])}] {p}")
+    assert not problems, "correct answers written another way lost points:\n" + "\n".join(problems)
+
+
+MIN_ALTERNATIVES = 3
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_graded_function_has_three_alternatives(assignment):
+    assert (harness.ALTERNATIVES / f"{assignment}.yaml").exists(), \
+        f"tests/alternatives/{assignment}.yaml is missing: every assignment needs correct answers written another way"
+    alternatives = harness.load_alternatives(assignment)
+    per_cell = Counter((m.notebook, m.cell) for m in alternatives)
+    missing = []
+    for path in grading.source_notebooks(assignment):
+        nb = grading.load(path)
+        cells = {grading.nbgrader_meta(c)["grade_id"] for c in nb.cells if grading.is_solution_cell(c)}
+        for gid in sorted(cells):
+            if per_cell[(path.name, gid)] < MIN_ALTERNATIVES:
+                missing.append(f"{path.name}:{gid} has {per_cell[(path.name, gid)]} alternative(s)")
+        for m in alternatives:
+            if m.notebook == path.name:
+                assert m.cell in cells, f"alternative {m.id} names {m.cell}, not a solution cell of {path.name}"
+    assert not missing, f"every solution cell needs at least {MIN_ALTERNATIVES} alternatives:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_mutants_and_alternatives_apply(assignment):
+    """Every `replace` of a mutant or alternative finds its text in the current solution, and the result is
+    valid Python: a mutant that is a syntax error would lose its points for the wrong reason (fast, no grading)."""
+    import ast
+
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    subs = harness.submissions(assignment)
+    assert "solution" in subs and "blank" in subs
+    bad = []
+    for path in grading.source_notebooks(assignment):
+        solved = {grading.nbgrader_meta(c)["grade_id"]: grading.student_code(c.source)
+                  for c in grading.load(path).cells if grading.is_solution_cell(c)}
+        for m in harness.load_mutants(assignment) + harness.load_alternatives(assignment):
+            if m.notebook == path.name:
+                try:
+                    ast.parse(TransformerManager().transform_cell(m.apply(solved[m.cell])))
+                except SyntaxError as exc:
+                    bad.append(f"{m.id}: {exc}")
+    assert not bad, "mutants/alternatives that are not valid Python:\n" + "\n".join(bad)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

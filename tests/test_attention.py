@@ -2,9 +2,8 @@
 import torch
 from torch import nn
 
-from seqcourse.attention import (AdditiveAttention, AttentionSeq2Seq, additive_attention, greedy_with_attention,
-                                 masked_softmax)
-from seqcourse.seq2seq import greedy_decode, source_mask
+from seqcourse.attention import AdditiveAttention, additive_attention, masked_softmax
+from seqcourse.seq2seq import source_mask
 
 
 def test_masked_softmax_zero_and_normalised():
@@ -41,20 +40,3 @@ def test_padding_does_not_change_context():
     padded = torch.cat([h, torch.randn(1, 3, 5)], 1)
     got, alpha = additive_attention(d, padded, source_mask(torch.tensor([4]), 7), W_h, W_d, b, v)
     assert torch.allclose(got, alone, atol=1e-6) and torch.all(alpha[0, 4:] == 0)
-
-
-def test_attention_seq2seq_shapes_and_batch_invariance():
-    torch.manual_seed(2)
-    model = AttentionSeq2Seq(10, 8, emb_size=4, hidden_size=6).eval()
-    src = torch.tensor([[4, 5, 6, 7], [5, 6, 0, 0]])
-    lengths = torch.tensor([4, 2])
-    logp = model(src, lengths, torch.tensor([[1, 4, 5], [1, 5, 6]]))
-    assert logp.shape == (2, 3, 8)
-    assert torch.allclose(logp.exp().sum(-1), torch.ones(2, 3), atol=1e-5)
-    tokens, weights = greedy_with_attention(model, src, lengths, max_len=5)
-    assert weights.shape[0] == 2 and weights.shape[2] == 4 and weights.shape[1] <= 5
-    assert torch.all(weights[1, :, 2:] == 0)
-    assert tokens == greedy_decode(model, src, lengths, max_len=5)
-    alone, w_alone = greedy_with_attention(model, src[1:, :2], lengths[1:], max_len=5)
-    assert alone[0] == tokens[1]
-    assert torch.allclose(w_alone[0], weights[1, : w_alone.shape[1], :2], atol=1e-5)

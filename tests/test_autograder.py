@@ -205,9 +205,11 @@ def test_folder_collection_ignores_symlinks_and_other_files(tmp_path):
     os.symlink(secret, sub / "mallory" / "ch01" / NB)
     os.symlink(sub / "alice", sub / "eve")
     got = collect(tmp_path, "ch01")
-    assert set(got) == {"alice", "mallory"}
+    assert set(got) == {"alice", "mallory", "eve"}   # every student gets a row: eve's says why it is not graded
     assert got["alice"].files == {NB: b"{}"} and got["alice"].timestamp == "2024-01-02 03:04:05"
     assert got["mallory"].files == {} and "not a regular file" in got["mallory"].problems[0]
+    assert "symbolic link" in got["mallory"].invalid and "symbolic link" in got["eve"].invalid
+    assert got["eve"].files == {}
 
 
 def test_archive_collection_follows_zip_collect_conventions(tmp_path):
@@ -225,8 +227,10 @@ def test_archive_collection_follows_zip_collect_conventions(tmp_path):
     assert got["bitdiddle"].files == {NB: b"new"}
     assert got["hacker"].files == {NB: b"hack"}
     assert got["alyssa"].files == {NB: b"folder layout"}
-    assert "link" not in got and ".." not in got
-    assert all(valid_student_id(s) for s in got)
+    assert got["link"].files == {} and "symbolic link" in got["link"].invalid     # a row that says why
+    unsafe = [s for s in got.values() if not s.identified]
+    assert len(unsafe) == 1 and "unsafe" in unsafe[0].invalid and unsafe[0].student == "../../etc/evil.ipynb"
+    assert all(valid_student_id(s.student) for s in got.values() if s.identified)
 
 
 def test_state_store_survives_a_torn_line(tmp_path):

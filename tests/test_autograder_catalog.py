@@ -144,8 +144,9 @@ def build(mk: Maker, course_root: Path, port: int) -> tuple[dict, list]:
         "forks until the process limit: that cell fails, nothing else", reason="BlockingIOError")
     add("os-exit", {NB: mk.dump(mk.nb(mk.plus("ch01_many_to_many_async", "import os\nos._exit(0)")))}, 6.0,
         "crashed", "os._exit in part 4: the tests before it count", reason="exited")
-    add("sys-exit", {NB: mk.dump(mk.nb(mk.plus("ch01_fit", "import sys\nsys.exit(0)", before=True)))}, 11.0, "ok",
-        "sys.exit before fit is defined: that cell stops, the notebook goes on", reason="SystemExit")
+    add("sys-exit", {NB: mk.dump(mk.nb(mk.plus("ch01_fit", "import sys\nsys.exit(0)", before=True)))}, 13.0, "ok",
+        "sys.exit before fit is defined: that cell stops, the notebook goes on (part 7 trains with the reference "
+        "fit, so only part 6 is lost)", reason="SystemExit")
     add("killed-kernel", {NB: mk.dump(mk.nb(mk.plus("ch01_fit", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")))},
         11.0, "crashed", "the process kills itself in part 6", reason="signal 9")
 
@@ -257,8 +258,8 @@ def build(mk: Maker, course_root: Path, port: int) -> tuple[dict, list]:
                       "(lambda real: lambda obj, cls: True if cls is float else real(obj, cls))(isinstance)\n"
                       "def fit(model, x, y, steps, batch_size=64, lr=1e-2, seed=0):\n"
                       "    return [float(steps - i) for i in range(steps)]\n")
-    add("patched-builtins", {NB: mk.dump(mk.nb({"ch01_fit": builtins_patch}))}, 11.0, "ok",
-        "builtins.all / isinstance patched, fit returns made-up losses")
+    add("patched-builtins", {NB: mk.dump(mk.nb({"ch01_fit": builtins_patch}))}, 13.0, "ok",
+        "builtins.all / isinstance patched, fit returns made-up losses (part 7 trains with the reference fit)")
     checker = ("import seqcourse.checks as _chk\n_chk.assert_close = lambda *a, **k: None\n"
                "_chk.assert_shape = lambda *a, **k: None\nassert_close, assert_shape = _chk.assert_close, _chk.assert_shape\n")
     add("patched-checker", {NB: mk.dump(mk.nb(mk.plus("ch01_many_to_many_async", checker,

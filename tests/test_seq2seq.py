@@ -149,3 +149,18 @@ def test_plot_accuracy_by_length(tmp_path):
     assert len(ax.lines) == 2 and list(ax.lines[0].get_xdata()) == [2.5]
     ax.figure.savefig(tmp_path / "a.png")
     plt.close("all")
+
+
+def test_training_stops_when_the_evaluation_stops_improving():
+    set_seed(0)
+    sv = Vocab.build([list("abc")])
+    pairs = [[4, 5, 6], [6, 5], [5, 4]]
+    loader = pair_loader(pairs, [[SOS_INDEX] + p + [EOS_INDEX] for p in pairs], batch_size=3, seed=0)
+    scores = iter([0.1, 0.5, 0.504, 0.5, 0.9, 0.9])
+    model = Seq2Seq(len(sv), len(sv), emb_size=4, hidden_size=6)
+    history = train_seq2seq(model, loader, steps=100, eval_every=2, eval_fn=lambda: next(scores), patience=2,
+                            min_delta=0.01)
+    # 0.1, 0.5 improve; 0.504 and 0.5 do not beat 0.5 by more than 0.01: stop at the 4th evaluation
+    assert history["eval"] == [0.1, 0.5, 0.504, 0.5] and history["stopped"] == 8 and len(history["loss"]) == 8
+    with pytest.raises(ValueError, match="patience"):
+        train_seq2seq(model, loader, steps=5, patience=2)

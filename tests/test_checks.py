@@ -1,0 +1,358 @@
+"""Unit tests of seqcourse.checks: messages, diagnoses, exact types, forbidden calls, costs, reference parts."""
+from __future__ import annotations
+
+import math
+import sys
+import textwrap
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from seqcourse import checks
+from seqcourse.checks import (ForbiddenCall, assert_at_most, assert_close, assert_not_materialised, assert_shape,
+                              assert_type, deterministic_weights_, diagnose, forbid, measure_cost, use_reference)
+
+
+def _fails(match, fn, *args, **kwargs):
+    with pytest.raises(AssertionError, match=match):
+        fn(*args, **kwargs)
+
+
+# ------------------------------------------------------------------------------------------------ shapes
+def test_shape_messages_name_the_likely_cause():
+    _fails(r"expected shape \(2, 5, 4\), got \(5, 2, 4\); the same sizes in another order", assert_shape,
+           torch.zeros(5, 2, 4), (2, 5, 4))
+    _fails(r"extra dimension of size 1", assert_shape, torch.zeros(1, 2, 4), (2, 4))
+    _fails(r"size 1 is missing", assert_shape, torch.zeros(2, 4), (1, 2, 4))
+    _fails(r"dimension 2 is 2 times too large", assert_shape, torch.zeros(2, 5, 8), (2, 5, 4))
+    _fails(r"dimension 1 is off by one", assert_shape, torch.zeros(2, 6), (2, 5))
+    _fails(r"got a tuple of 2 items", assert_shape, (torch.zeros(2), torch.zeros(2)), (2,))
+    assert_shape(torch.zeros(2, 3), torch.Size([2, 3]))
+
+
+def test_assert_close_checks_shape_before_values_and_sees_a_permuted_layout():
+    x = torch.randn(2, 5, 4)
+    _fails(r"expected shape \(2, 5, 4\), got \(5, 2, 4\); your values are right but the axes are in another "
+           r"order: permute\(1, 0, 2\)", assert_close, x.transpose(0, 1), x)
+    _fails(r"your values are right but with an extra dimension of size 1", assert_close, x[:1], x[0])
+    _fails(r"a dimension of size 1 is missing", assert_close, x[0], x[:1])
+
+
+def test_assert_close_keeps_the_old_behaviour():
+    assert_close(torch.tensor([1.0, 2.0]), [1.0, 2.0 + 1e-7])
+    assert_close(3, torch.tensor(3.0))
+    assert_close(torch.tensor([float("inf"), 1.0]), torch.tensor([float("inf"), 1.0]))
+    _fails(r"index \(1,\).*got 2.5.*expected 2", assert_close, torch.tensor([1.0, 2.5]), torch.tensor([1.0, 2.0]))
+    _fails("NaN", assert_close, torch.tensor([float("nan")]), torch.tensor([0.0]))
+    _fails("expected a tensor or number, got a Python str", assert_close, "abc", torch.tensor(1.0))
+    _fails("expected a tensor or number, got a tuple", assert_close, (torch.tensor(1.0), 2), 1.0)
+    assert_close(torch.tensor([1, 2]), torch.tensor([1.0, 2.0]))           # dtypes are not compared
+    assert_close(torch.tensor([1.0], dtype=torch.float64), torch.tensor([1.0]))
+
+
+@pytest.mark.parametrize("mistake, cause", [
+    (lambda e: e.transpose(1, 2), r"transposed \(dimensions 1 and 2 swapped\)"),
+    (lambda e: torch.cat([e[..., 4:], e[..., :4]], dim=-1), r"two halves along dimension 2 are swapped"),
+    (lambda e: torch.cat([e[..., 2:4], e[..., 0:2], e[..., 4:6], e[..., 6:]], dim=-1),
+     r"4 blocks of size 2 along dimension 2 are in the wrong order: your block j holds the expected block "
+     r"\[1, 0, 2, 3\]\[j\]"),
+    (lambda e: e.flip(1), r"reversed along dimension 1 \(time reversed\?\)"),
+    (lambda e: -e, r"opposite sign"),
+    (lambda e: 0.5 * e, r"0.5 times the expected ones"),
+    (lambda e: torch.cat([torch.zeros_like(e[:, :1]), e[:, :-1]], dim=1), r"shifted by one step along dimension 1: your "
+                                                                           r"index t\+1 holds the expected index t"),
+    (lambda e: e * torch.tensor([1.0, 0.5, 2.0]).reshape(3, 1, 1), r"each slice along dimension 0 is off by its own factor"),
+])
+def test_diagnosis_of_common_mistakes(mistake, cause):
+    torch.manual_seed(0)
+    e = torch.randn(3, 8, 8)
+    with pytest.raises(AssertionError, match="Likely cause: .*" + cause):
+        assert_close(mistake(e), e, name="h")
+
+
+def test_diagnosis_of_gate_blocks_along_rows():
+    w = torch.randn(12, 3)                                  # (3H, D), blocks r, z, n
+    r, z, n = w.split(4)
+    _fails(r"3 blocks of size 4 along dimension 0 are in the wrong order", assert_close, torch.cat([z, r, n]), w)
+
+
+def test_named_mistakes_and_regions():
+    scores = torch.randn(2, 3, 4)
+    want = scores.softmax(dim=-1)
+    got = scores.softmax(dim=1)
+    _fails(r"Likely cause: your values are what you get if you take the softmax over dim 1 instead of the last",
+           assert_close, got, want,
+           mistakes={"take the softmax over dim 1 instead of the last": got, "forget the softmax": scores})
+    _fails(r"Likely cause: The padding is not zeroed", assert_close, got, want,
+           mistakes={"The padding is not zeroed": got})
+    x = torch.randn(2, 5, 3)
+    pad = (torch.arange(5) >= torch.tensor([5, 2]).unsqueeze(1)).unsqueeze(-1)    # (2, 5, 1)
+    wrong = torch.where(pad, torch.ones_like(x), x)
+    right = torch.where(pad, torch.zeros_like(x), x)
+    _fails(r"Likely cause: every wrong entry is in the padded steps", assert_close, wrong, right,
+           regions={"the padded steps": pad})
+    # without regions: where the differences are
+    bad = right.clone()
+    bad[1, 3] += 1
+    _fails(r"only at index 1 of dimension 0 and index 3 of dimension 1", assert_close, bad, right)
+
+
+def test_diagnose_is_silent_when_nothing_fits():
+    torch.manual_seed(1)
+    assert diagnose(torch.randn(4, 4), torch.randn(4, 4)) == ""
+    assert diagnose(torch.zeros(3), torch.zeros(3)) == ""
+
+
+# ------------------------------------------------------------------------------------------------- types
+def test_assert_type_is_exact_and_explains():
+    assert_type(1.5, float)
+    assert_type(3, int)
+    assert_type(3, "int")
+    assert_type(torch.tensor(2.0), torch.Tensor, ndim=0)
+    assert_type(nn.Parameter(torch.zeros(2)), torch.Tensor, ndim=1, dtype=torch.float32)
+    assert_type([1.0, 2.0], list, of=float)
+    assert_type(None, None)
+    _fails(r"loss: must be a Python float, got a 0-dim tensor \(convert a one-element tensor with .item\(\)\)",
+           assert_type, torch.tensor(1.0), float, "loss")
+    _fails(r"must be a Python int, got a Python float \(count with integers", assert_type, 640.0, int)
+    _fails(r"must be a Python int, got a Python bool", assert_type, True, int)
+    _fails(r"must be a torch.Tensor, got a Python float \(keep the tensor", assert_type, 13.0, torch.Tensor)
+    _fails(r"must be a 0-dim tensor, got shape \(1,\) \(index it", assert_type, torch.tensor([1.0]), torch.Tensor, ndim=0)
+    _fails(r"must have dtype torch.int64, got torch.float32", assert_type, torch.zeros(2), torch.Tensor,
+           dtype=torch.int64)
+    _fails(r"losses\[1\]: must be a Python float, got a 0-dim|losses\[1\]: must be a Python float, got a tensor",
+           assert_type, [1.0, torch.tensor(2.0)], list, "losses", of=float)
+    _fails(r"must be a Python list, got a tuple", assert_type, (1.0,), list)
+    np = pytest.importorskip("numpy")
+    _fails(r"got a numpy.float64 \(convert it with float", assert_type, np.float64(1.0), float)
+    with pytest.raises(ValueError):
+        assert_type(1, "number")
+
+
+# ------------------------------------------------------------------------------------------ forbidding
+def test_forbid_classes_functions_and_builtins_then_restores():
+    cell = nn.GRUCell(3, 4)
+    x, h = torch.randn(2, 3), torch.randn(2, 4)
+    want = cell(x, h)
+    from torch.nn.utils import clip_grad_norm_ as imported_earlier      # a reference taken before the block
+    init, fwd = nn.GRUCell.__init__, nn.GRUCell.forward
+    with forbid("torch.nn.GRUCell", "torch._VF.gru_cell", "torch.nn.utils.clip_grad_norm_",
+                what="gru_cell_pytorch", reason="write the equations yourself"):
+        with pytest.raises(ForbiddenCall, match="gru_cell_pytorch must not call torch.nn.GRUCell: write the equations"):
+            nn.GRUCell(3, 4)
+        with pytest.raises(ForbiddenCall):
+            cell(x, h)                                                   # an instance built before the block
+        for f in (torch._VF.gru_cell, torch.gru_cell, torch._C._VariableFunctions.gru_cell):
+            with pytest.raises(ForbiddenCall, match="torch._VF.gru_cell"):
+                f(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)
+        with pytest.raises(ForbiddenCall, match="clip_grad_norm_"):
+            imported_earlier([nn.Parameter(torch.zeros(2))], 1.0)
+        with pytest.raises(ForbiddenCall):
+            torch.nn.utils.clip_grad_norm_([nn.Parameter(torch.zeros(2))], 1.0)
+        assert torch.tanh(torch.zeros(1)).item() == 0.0                 # everything else works
+        nn.LSTMCell(2, 2)(torch.zeros(1, 2))
+    assert nn.GRUCell.__init__ is init and nn.GRUCell.forward is fwd
+    assert "forward" not in nn.GRUCell.__dict__ or nn.GRUCell.__dict__["forward"] is fwd
+    assert torch.allclose(cell(x, h), want)
+    assert torch.allclose(torch._VF.gru_cell(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh), want)
+    p = nn.Parameter(torch.ones(2))
+    p.grad = torch.ones(2)
+    assert math.isclose(float(imported_earlier([p], 10.0)), math.sqrt(2), rel_tol=1e-6)
+
+
+def test_forbid_module_construction_and_restores_on_error():
+    with pytest.raises(ForbiddenCall, match="count_parameters must not call torch.nn.RNNBase"):
+        with forbid("torch.nn.RNNBase", what="count_parameters", reason="compute it from the sizes"):
+            nn.LSTM(3, 4)
+    assert sum(p.numel() for p in nn.LSTM(3, 4).parameters()) == 4 * (4 * 3 + 4 * 4 + 8)
+    with pytest.raises(ValueError):
+        with forbid("torch.no_such_thing"):
+            pass
+
+
+def test_forbid_subclasses_and_functional():
+    class Mine(nn.GRUCell):
+        pass
+
+    with forbid("torch.nn.GRUCell", "torch.nn.functional.softmax"):
+        with pytest.raises(ForbiddenCall):
+            Mine(2, 2)
+        with pytest.raises(ForbiddenCall):
+            F.softmax(torch.zeros(2), dim=0)
+        torch.softmax(torch.zeros(2), dim=0)                              # another function: allowed
+    assert F.softmax(torch.zeros(2), dim=0).sum().item() == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------------------------------------- costs
+def test_measure_cost_sees_a_materialised_matrix():
+    Dd, Dh, B = 64, 48, 3
+    U, V, x = torch.randn(Dd, 8), torch.randn(8, Dh), torch.randn(B, Dh)
+
+    def materialise(x):
+        W = U @ V                           # (Dd, Dh)
+        return x @ W.T
+
+    def factored(x):
+        return (x @ V.T) @ U.T              # never forms W
+
+    out1, c1 = measure_cost(materialise, x)
+    out2, c2 = measure_cost(factored, x)
+    assert torch.allclose(out1, out2, atol=1e-4)
+    assert c1.largest_shape == (Dd, Dh) and c1.largest_numel == Dd * Dh
+    assert c2.largest_numel < Dd * Dh
+    assert c1.flops == 2 * (Dd * 8 * Dh + B * Dh * Dd) and c2.flops == 2 * (B * Dh * 8 + B * 8 * Dd)
+    assert c1.peak_bytes >= Dd * Dh * 4
+    assert checks.count_flops(factored, x) == c2.flops
+    assert checks.largest_tensor(materialise, x) == (Dd * Dh, (Dd, Dh))
+    assert_not_materialised(c2.largest_numel, (Dd, Dh), "the matrix W")
+    _fails(r"attend built a tensor of 3,072 entries, as large as the matrix W \(64, 48\)", assert_not_materialised,
+           c1.largest_numel, (Dd, Dh), "the matrix W", name="attend")
+    assert_at_most(c2.flops, 10_000)
+    _fails(r"flops: 1,000 mult, more than the limit of 10 mult; the cause", assert_at_most, 1000, 10, "flops",
+           unit="mult", hint="the cause")
+
+
+# ------------------------------------------------------------------------------------- reference parts
+def _cell(ns, filename, source):
+    exec(compile(textwrap.dedent(source), filename, "exec"), ns)
+
+
+def test_use_reference_binds_only_while_the_test_cell_runs():
+    ns = {"use_reference": use_reference, "__name__": "__main__"}
+    _cell(ns, "<student 1>", """
+        def part1(x):
+            return x + 100          # wrong
+        def part2(x):
+            return part1(x) * 2
+        def later():
+            return part2(1)
+    """)
+    _cell(ns, "<test 2>", """
+        def _ref_part1(x):
+            return x + 1
+        _refs = use_reference(globals(), part1=_ref_part1)
+        got_inside = part2(1)
+    """)
+    assert ns["got_inside"] == 4                       # graded with the reference part 1
+    assert ns["later"]() == 202                        # called from another cell: the student's own part 1
+    _cell(ns, "<test 2>", "_refs.restore()")
+    assert ns["part1"](0) == 100 and ns["part1"].__name__ == "part1"
+    assert "_ref_part1" not in ns                      # the hidden helper is deleted too
+    assert ns["part2"](1) == 202
+
+
+def test_use_reference_as_context_manager_and_missing_names():
+    ns = {"use_reference": use_reference}
+    _cell(ns, "<test 3>", """
+        with use_reference(globals(), part1=lambda x: -x) as r:
+            inside = part1(3)
+        gone = "part1" not in globals()
+    """)
+    assert ns["inside"] == -3 and ns["gone"]
+    # a failing test cell leaves the binding, but it acts as the student's function everywhere else
+    ns2 = {"use_reference": use_reference}
+    _cell(ns2, "<student>", "def part1(x):\n    return 'student'\ndef call():\n    return part1(0)\n")
+    with pytest.raises(AssertionError):
+        _cell(ns2, "<test 4>", "_r = use_reference(globals(), part1=lambda x: 'reference')\n"
+                               "assert part1(0) == 'reference'\nassert False\n")
+    assert ns2["call"]() == "student"
+    # a second injection wraps the student's function, not the first wrapper
+    _cell(ns2, "<test 5>", "_r2 = use_reference(globals(), part1=lambda x: 'ref2')\nv = call()\n_r2.restore()\n")
+    assert ns2["v"] == "ref2"
+    assert ns2["part1"](0) == "student" and not hasattr(ns2["part1"], "__seqcourse_original__")
+
+
+def test_use_reference_restores_after_the_ipython_cell_even_when_it_fails():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("from seqcourse.checks import use_reference\ndef part1(x):\n    return 'student'\n")
+        res = shell.run_cell("_r = use_reference(globals(), part1=lambda x: 'reference')\n"
+                             "inside = part1(0)\nassert False, 'a visible test fails'\n_r.restore()\n")
+        assert res.error_in_exec is not None
+        assert shell.user_ns["inside"] == "reference"
+        assert shell.user_ns["part1"](0) == "student"
+        assert not hasattr(shell.user_ns["part1"], "__seqcourse_original__")
+    finally:
+        InteractiveShell.clear_instance()
+
+
+# ----------------------------------------------------------------------------------------------- weights
+def test_deterministic_weights_by_name_do_not_depend_on_definition_order():
+    class A(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.RNN(3, 4, batch_first=True)
+            self.head = nn.Linear(4, 2)
+
+    class B(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = nn.Linear(4, 2)
+            self.rnn = nn.RNN(3, 4, batch_first=True)
+
+    a, b = deterministic_weights_(A(), by_name=True), deterministic_weights_(B(), by_name=True)
+    assert torch.equal(a.head.weight, b.head.weight) and torch.equal(a.rnn.weight_hh_l0, b.rnn.weight_hh_l0)
+    a2, b2 = deterministic_weights_(A()), deterministic_weights_(B())
+    assert not torch.equal(a2.head.weight, b2.head.weight)          # by order: they differ
+    assert a.rnn.weight_ih_l0.abs().max() <= 0.5
+
+
+def test_assert_type_accepts_a_type_reference():
+    class Ref:
+        module, qualname = "builtins", "float"
+
+    class TRef:
+        module, qualname = "torch", "Tensor"
+
+    assert_type(1.0, Ref())
+    assert_type(torch.tensor(1.0), TRef(), ndim=0)
+    _fails("must be a Python float", assert_type, 1, Ref())
+
+
+def test_forbid_if_present():
+    with forbid("torch.nn.utils.clip_grad_norm_", if_present=("torch.nn.utils.no_such_function_in_any_version",
+                                                               "torch.nn.utils.clip_grad_value_")):
+        with pytest.raises(ForbiddenCall):
+            torch.nn.utils.clip_grad_value_([nn.Parameter(torch.zeros(1))], 1.0)
+    with pytest.raises(ValueError):
+        with forbid("torch.nn.utils.no_such_function_in_any_version"):
+            pass
+
+
+def test_restore_references_for_graders_without_ipython():
+    ns = {"use_reference": use_reference}
+    _cell(ns, "<student>", "def part1(x):\n    return 'student'\ndef call():\n    return part1(0)\n")
+    with pytest.raises(AssertionError):
+        _cell(ns, "<test 6>", "def _secret(x):\n    return 'reference'\n"
+                              "_r = use_reference(globals(), part1=_secret)\nassert part1(0) == 'reference'\nassert False\n")
+    leftover = ns["part1"]
+    checks.restore_references()                       # what a grader calls after each test cell
+    assert ns["part1"](0) == "student" and "_secret" not in ns
+    # the binding left in place before the restore reaches no reference code any more
+    cells = [c.cell_contents for c in leftover.__closure__ or ()]
+    assert not any(getattr(v, "__name__", "") == "_secret" for v in cells)
+    assert all(not (isinstance(v, dict) and v) for v in cells)
+    checks.restore_references()                       # idempotent
+
+
+def test_forbid_fails_when_code_replaces_what_it_blocked():
+    """A student who assigns over a blocked attribute inside the block (to get the built-in back) must not be
+    hidden by the restore at the end: the block fails, and the library is left as it was before."""
+    fwd = nn.GRUCell.forward
+    with pytest.raises(ForbiddenCall, match="replaced torch.nn.GRUCell.forward"):
+        with forbid("torch.nn.GRUCell", what="gru_cell_pytorch"):
+            nn.GRUCell.forward = fwd                       # the "cheat": the real forward put back
+    assert nn.GRUCell.__dict__["forward"] is fwd
+    clip = torch.nn.utils.clip_grad_norm_
+    code = clip.__code__
+    with pytest.raises(ForbiddenCall, match="replaced torch.nn.utils.clip_grad_norm_"):
+        with forbid("torch.nn.utils.clip_grad_norm_"):
+            clip.__code__ = code
+    assert clip.__code__ is code
+    with pytest.raises(ForbiddenCall, match="replaced torch._VF.gru_cell"):
+        with forbid("torch._VF.gru_cell"):
+            torch._VF.gru_cell = torch._C._VariableFunctions.gru_cell
