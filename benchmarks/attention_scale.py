@@ -22,17 +22,17 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from seqcourse.nmt.configs import get_config  # noqa: E402
-from seqcourse.nmt.data import SOS, UNK, load_corpus, tokenize  # noqa: E402
+from seqcourse.nmt.data import SOS, UNK, load_corpus  # noqa: E402
 from seqcourse.nmt.train import load_model, train  # noqa: E402
 
 
 @torch.no_grad()
-def attention_stats(model, src_vocab, tgt_vocab, pairs):
+def attention_stats(model, src_tok, tgt_tok, pairs):
     """(share of steps attending most to the last source token, mean largest weight) under teacher forcing."""
     last, top, steps = 0, 0.0, 0
     for s, t in pairs:
-        ids = src_vocab.encode(tokenize(s)) or [UNK]
-        tgt_in = [SOS] + tgt_vocab.encode(tokenize(t))
+        ids = src_tok.encode(s) or [UNK]
+        tgt_in = [SOS] + tgt_tok.encode(t)
         _, alpha = model(torch.tensor([ids]), torch.tensor([len(ids)]), torch.tensor([tgt_in]),
                          return_attention=True)                                   # (1, Ty, Tx)
         a = alpha[0]
@@ -44,7 +44,7 @@ def attention_stats(model, src_vocab, tgt_vocab, pairs):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--config", default="laptop")
+    p.add_argument("--config", default="laptop-word", help="laptop-word: the word-vocabulary model of the results")
     p.add_argument("--data", help="fra.txt (default: $SEQCOURSE_DATA or ../shared/data)")
     p.add_argument("--minutes", type=float, default=3.0)
     p.add_argument("--seeds", default="0,1")
@@ -63,7 +63,7 @@ def main(argv=None):
             cfg = get_config(a.config, minutes=a.minutes, evals_per_epoch=8, test_max=a.test_max, seed=seed,
                              att_scale=scale)
             out = tempfile.mkdtemp(prefix="attention-scale-")
-            m = train(cfg, a.data, out, verbose=False)
+            m = train(cfg, a.data, out, verbose=False, force=True)
             model, sv, tv, _ = load_model(Path(out) / "model.pt")
             if dev is None:
                 dev = load_corpus("tatoeba", a.data)["dev"][:200]

@@ -8,7 +8,9 @@ it holds ``metrics.json``, ``curves.png`` and ``model.pt``. This writes, into ``
 
 - ``NAME_metrics.json``: the run's metrics, plus the command, the machine and the heatmap's sentence;
 - ``NAME_curves.png``: the training curves (copied);
-- ``NAME_heatmap.png``: the attention of the model on one sentence (``seqcourse.nmt.translate``).
+- ``NAME_heatmap.png``: the attention of the model on one sentence (``seqcourse.nmt.translate``);
+- ``NAME_LANG.model``: the run's sentencepiece models, one a language (about 70 KB each for 4,000 pieces), for the chapter's
+  subword examples.
 
 The chapter reads these files (it does not train anything when the book is built).
 """
@@ -33,6 +35,8 @@ def main(argv=None):
     p.add_argument("--device", default="cpu")
     a = p.parse_args(argv)
 
+    from seqcourse.nmt.data import SubwordTokenizer
+    from seqcourse.nmt.train import load_model
     from seqcourse.nmt.translate import save_heatmap
 
     missing = [f for f in ("metrics.json", "curves.png", "model.pt") if not (a.run_dir / f).exists()]
@@ -44,7 +48,13 @@ def main(argv=None):
     (a.out / f"{a.name}_metrics.json").write_text(json.dumps(m, indent=1, ensure_ascii=False) + "\n")
     shutil.copyfile(a.run_dir / "curves.png", a.out / f"{a.name}_curves.png")
     save_heatmap(a.sentence, a.run_dir / "model.pt", a.out / f"{a.name}_heatmap.png", device=a.device)
-    print(f"wrote {a.name}_metrics.json, {a.name}_curves.png, {a.name}_heatmap.png into {a.out}")
+    written = [f"{a.name}_metrics.json", f"{a.name}_curves.png", f"{a.name}_heatmap.png"]
+    _, src_tok, tgt_tok, cfg = load_model(a.run_dir / "model.pt")
+    for tok, lang in ((src_tok, cfg.src_lang), (tgt_tok, cfg.tgt_lang)):
+        if isinstance(tok, SubwordTokenizer):
+            (a.out / f"{a.name}_{lang}.model").write_bytes(tok.model)
+            written.append(f"{a.name}_{lang}.model")
+    print(f"wrote {', '.join(written)} into {a.out}")
 
 
 if __name__ == "__main__":

@@ -8,13 +8,14 @@ Two corpora are supported, both read from a path the user gives (no corpus is pa
 - **Multi30k** (task 1 raw text): ``train``, ``val`` and ``test_2016_flickr`` files with one sentence a
   line, ``.en``/``.de``/``.fr``, line-aligned; the splits are given by the files.
 
-Tokenisation is a small regular expression (:func:`tokenize`) and the vocabulary a small class
-(:class:`Vocab`) with ``<pad>=0, <sos>=1, <eos>=2, <unk>=3``: word-level, transparent, and enough for
-Tatoeba's short sentences (the chapter explains the choice and its limits). The machinery is the course's
-text pipeline, :mod:`seqcourse.text` (tokeniser, vocabulary, padding, pool sorting); this module keeps only
-what the capstone does differently: normalised, cased tokens with its own rule (``3.50`` kept whole),
-which :func:`detokenize` undoes; the spellings ``encode(sos=, eos=)`` and ``max_size`` counting the specials;
-and its own batch order (:func:`bucket_batches`, so that the reported runs reproduce).
+Tokenisation: the translator uses **subwords** (:class:`SubwordTokenizer`, a sentencepiece model learned on
+the training split, saved in every checkpoint): frequent words are one piece, rare ones several, and no
+input is ever ``<unk>``. The word-level tokenizer (:func:`tokenize`, :class:`Vocab`, :class:`WordTokenizer`)
+is the teaching version of chapter 6, kept for comparison (``Config(tokenizer="word")``) and for the toy
+corpus; it is the course's text pipeline, :mod:`seqcourse.text`, with the capstone's own rule (``3.50``
+kept whole, undone by :func:`detokenize`) and spellings (``encode(sos=, eos=)``, ``max_size`` counting the
+specials). Both put ``<pad>=0, <sos>=1, <eos>=2, <unk>=3`` first and give French output its typography
+(:func:`french_spacing`). :func:`bucket_batches` orders batches so that the reported runs reproduce.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from typing import Iterable, Sequence
 import torch
 
 from .. import text as _text
+from .errors import NMTError
 
 TATOEBA_URL = "https://www.manythings.org/anki/fra-eng.zip"
 ATTRIBUTION = "www.manythings.org/anki and tatoeba.org"
@@ -104,23 +106,37 @@ def read_pairs(path: str | Path) -> list[tuple[str, str]]:
     """Read a tab-separated parallel file (``source<TAB>target[<TAB>attribution]``), normalised.
 
     Lines with fewer than two columns or an empty side are skipped; a third (attribution) column is
-    ignored. A missing file raises ``FileNotFoundError`` that says where to get the data.
+    ignored. A missing file raises ``FileNotFoundError`` that says where to get the data; a file that is not
+    UTF-8 text, or that has no usable pair at all, raises :class:`NMTError` that says what is wrong.
     """
     path = Path(path)
+    if path.is_dir():
+        raise NMTError(f"{path} is a folder: give the path of the tab-separated file itself (e.g. {path}/fra.txt)")
     if not path.is_file():
         raise FileNotFoundError(
             f"no parallel corpus at {path}. Download {TATOEBA_URL} (attribution: {ATTRIBUTION}), unzip it "
             "and pass the path of fra.txt (--data PATH), set SEQCOURSE_DATA, or call "
             "seqcourse.nmt.data.download_tatoeba(folder) where a network exists.")
-    pairs = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            cols = line.rstrip("\r\n").split("\t")
-            if len(cols) < 2:
-                continue
-            src, tgt = normalize(cols[0]), normalize(cols[1])
-            if src and tgt:
-                pairs.append((src, tgt))
+    pairs, lines = [], 0
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                lines += 1
+                if "\0" in line:
+                    raise NMTError(f"{path} is not a text file (it holds NUL bytes, line {lines}): give a UTF-8 "
+                                   "file with one 'source<TAB>target' pair a line")
+                cols = line.rstrip("\r\n").split("\t")
+                if len(cols) < 2:
+                    continue
+                src, tgt = normalize(cols[0]), normalize(cols[1])
+                if src and tgt:
+                    pairs.append((src, tgt))
+    except UnicodeDecodeError as exc:
+        raise NMTError(f"{path} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}): "
+                       "give a UTF-8 file with one 'source<TAB>target' pair a line") from None
+    if not pairs:
+        raise NMTError(f"no usable sentence pairs in {path}: none of its {lines} lines has the form "
+                       "'source<TAB>target' with both sides non-empty")
     return pairs
 
 
@@ -213,9 +229,16 @@ def load_multi30k(folder: str | Path | None = None, src_lang: str = "de", tgt_la
             f"Multi30k not found at {folder}: pass the folder holding train/val/test_2016_flickr."
             f"{{en,de,fr}} (https://github.com/multi30k/dataset, data/task1/raw)")
     out = {}
+
+    def lines(path):
+        try:
+            return path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            raise NMTError(f"{path} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                           f"{exc.start}): Multi30k's files are UTF-8, one sentence a line") from None
+
     for split, stem in MULTI30K_SPLITS.items():
-        src = (folder / f"{stem}.{src_lang}").read_text(encoding="utf-8").splitlines()
-        tgt = (folder / f"{stem}.{tgt_lang}").read_text(encoding="utf-8").splitlines()
+        src, tgt = lines(folder / f"{stem}.{src_lang}"), lines(folder / f"{stem}.{tgt_lang}")
         if len(src) != len(tgt):
             raise ValueError(f"{stem}.{src_lang} and {stem}.{tgt_lang} differ in length")
         out[split] = [(normalize(s), normalize(t)) for s, t in zip(src, tgt) if s.strip() and t.strip()]
@@ -277,6 +300,159 @@ class Vocab(_text.Vocab):
         return list(self.itos)
 
 
+
+# French typography: a space before ? ! ; : and a closing guillemet, after an opening one, as the Tatoeba
+# references write them (after normalize(), an ASCII space); a colon between digits (8:40) stays glued
+_FR_SPACE_BEFORE = re.compile(r"(?<=[^\s?!;:«])([?!;»]|:(?!\d))")
+_FR_SPACE_AFTER = re.compile(r"«(?=[^\s])")
+
+
+def french_spacing(text: str) -> str:
+    """``"Où est la gare?"`` -> ``"Où est la gare ?"``: French spacing around ``? ! ; : « »``."""
+    return _FR_SPACE_AFTER.sub("« ", _FR_SPACE_BEFORE.sub(r" \1", text))
+
+
+class WordTokenizer:
+    """Word tokens and a :class:`Vocab` (the teaching version of chapter 6): words seen fewer than ``min_freq``
+    times in training, or beyond ``max_size``, become ``<unk>``. ``encode(text)`` gives ids without specials,
+    ``decode(ids)`` text (reading stops at ``<eos>``)."""
+
+    kind = "word"
+
+    def __init__(self, vocab: Vocab, lowercase: bool = False, lang: str = ""):
+        self.vocab, self.lowercase, self.lang = vocab, lowercase, lang
+
+    @classmethod
+    def train(cls, sentences: Sequence[str], size: int | None = None, lowercase: bool = False, lang: str = "",
+              min_freq: int = 1) -> "WordTokenizer":
+        return cls(Vocab.build([tokenize(s, lowercase) for s in sentences], min_freq, size), lowercase, lang)
+
+    def __len__(self) -> int:
+        return len(self.vocab)
+
+    def tokens(self, text: str) -> list[str]:
+        return tokenize(text, self.lowercase)
+
+    def encode(self, text: str) -> list[int]:
+        return self.vocab.encode(self.tokens(text))
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        return [self.encode(t) for t in texts]
+
+    def id_tokens(self, ids: Sequence[int]) -> list[str]:
+        return self.vocab.decode(ids)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        text = detokenize(self.vocab.decode(ids))
+        return french_spacing(text) if self.lang == "fr" else text
+
+    def state_dict(self) -> dict:
+        return {"kind": self.kind, "itos": list(self.vocab.itos), "lowercase": self.lowercase, "lang": self.lang}
+
+
+class SubwordTokenizer:
+    """Subword tokens from a `sentencepiece <https://github.com/google/sentencepiece>`_ model (unigram language
+    model by default), trained on the training split by :meth:`train`.
+
+    Ids 0-3 are ``<pad> <sos> <eos> <unk>`` as everywhere in the book. Every character can be written: a piece
+    that the model does not have falls back to its UTF-8 bytes (``byte_fallback``), so no input is ever
+    ``<unk>``. A piece starting with ``▁`` (U+2581) begins a word: that is how :meth:`decode` puts the spaces
+    back exactly where the training text had them (``gare ?`` in French, ``station?`` in English).
+    """
+
+    kind = "sentencepiece"
+
+    def __init__(self, model: bytes, lowercase: bool = False, lang: str = ""):
+        import sentencepiece
+
+        self.model, self.lowercase, self.lang = bytes(model), lowercase, lang
+        self.sp = sentencepiece.SentencePieceProcessor(model_proto=self.model)
+        if [self.sp.id_to_piece(i) for i in range(4)] != SPECIALS:
+            raise ValueError("this sentencepiece model does not have <pad> <sos> <eos> <unk> at ids 0-3")
+
+    @classmethod
+    def train(cls, sentences: Sequence[str], size: int = 8000, lowercase: bool = False, lang: str = "",
+              model_type: str = "unigram") -> "SubwordTokenizer":
+        """Learn at most ``size`` pieces (fewer if the text has fewer) from normalised ``sentences``."""
+        import io
+
+        import sentencepiece
+
+        texts = [normalize(s) for s in sentences]
+        texts = [t.lower() if lowercase else t for t in texts if t]
+        if not texts:
+            raise ValueError("no text to learn subwords from")
+        size = max(size, len(SPECIALS) + 256 + len(set("".join(texts))))   # at least every character and byte
+        buf = io.BytesIO()
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=iter(texts), model_writer=buf, vocab_size=size, model_type=model_type,
+            hard_vocab_limit=False,                      # a small corpus gets fewer pieces, not an error
+            character_coverage=1.0, byte_fallback=True,  # every character, and failing that its bytes
+            pad_id=PAD, bos_id=SOS, eos_id=EOS, unk_id=UNK,
+            pad_piece=SPECIALS[PAD], bos_piece=SPECIALS[SOS], eos_piece=SPECIALS[EOS], unk_piece=SPECIALS[UNK],
+            normalization_rule_name="identity",          # normalize() has done it; keep text as it is
+            num_threads=1, minloglevel=2)                # one thread: the same model every time
+        return cls(buf.getvalue(), lowercase, lang)
+
+    def __len__(self) -> int:
+        return self.sp.get_piece_size()
+
+    def _prepare(self, text: str) -> str:
+        text = normalize(text)
+        return text.lower() if self.lowercase else text
+
+    def tokens(self, text: str) -> list[str]:
+        return self.sp.encode(self._prepare(text), out_type=str)
+
+    def encode(self, text: str) -> list[int]:
+        return self.sp.encode(self._prepare(text))
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        return self.sp.encode([self._prepare(t) for t in texts])
+
+    def _until_eos(self, ids: Sequence[int]) -> list[int]:
+        ids = [int(i) for i in ids]
+        ids = ids[: ids.index(EOS)] if EOS in ids else ids
+        return [i for i in ids if i not in (PAD, SOS)]
+
+    def id_tokens(self, ids: Sequence[int]) -> list[str]:
+        return [self.sp.id_to_piece(i) for i in self._until_eos(ids)]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        text = self.sp.decode(self._until_eos(ids))
+        return french_spacing(text) if self.lang == "fr" else text
+
+    def state_dict(self) -> dict:
+        """Plain data: the serialised model as a uint8 tensor (``torch.load(weights_only=True)`` reads it)."""
+        return {"kind": self.kind, "model": torch.frombuffer(bytearray(self.model), dtype=torch.uint8),
+                "lowercase": self.lowercase, "lang": self.lang}
+
+
+Tokenizer = WordTokenizer | SubwordTokenizer
+TOKENIZERS = {"word": WordTokenizer, "sentencepiece": SubwordTokenizer}
+
+
+def train_tokenizer(kind: str, sentences: Sequence[str], size: int, lowercase: bool = False, lang: str = "",
+                    min_freq: int = 1) -> "Tokenizer":
+    """A :class:`SubwordTokenizer` (``kind="sentencepiece"``) or :class:`WordTokenizer` (``"word"``)."""
+    if kind == "sentencepiece":
+        return SubwordTokenizer.train(sentences, size, lowercase, lang)
+    if kind == "word":
+        return WordTokenizer.train(sentences, size, lowercase, lang, min_freq)
+    raise ValueError(f"unknown tokenizer {kind!r}: choose one of {sorted(TOKENIZERS)}")
+
+
+def tokenizer_from_state(state) -> "Tokenizer":
+    """The tokenizer saved by ``state_dict()``; a plain list is a word vocabulary (checkpoints before subwords)."""
+    if isinstance(state, (list, tuple)):
+        return WordTokenizer(Vocab(state))
+    if state.get("kind") == "sentencepiece":
+        return SubwordTokenizer(state["model"].numpy().tobytes(), state["lowercase"], state.get("lang", ""))
+    if state.get("kind") == "word":
+        return WordTokenizer(Vocab(state["itos"]), state["lowercase"], state.get("lang", ""))
+    raise ValueError(f"unknown tokenizer in the checkpoint: {state.get('kind')!r}")
+
+
 # ----------------------------------------------------------------------------------------------------
 # tensors and batches
 
@@ -286,16 +462,14 @@ class Example:
     tgt: list[int]   # target ids with <sos> ... <eos>
 
 
-def encode_pairs(pairs: Sequence[tuple[str, str]], src_vocab: Vocab, tgt_vocab: Vocab, lowercase: bool = False,
+def encode_pairs(pairs: Sequence[tuple[str, str]], src_tok: "Tokenizer", tgt_tok: "Tokenizer",
                  max_len: int | None = None) -> list[Example]:
-    """Tokenise and index pairs; with ``max_len``, pairs with a side longer than that are dropped."""
-    out = []
-    for s, t in pairs:
-        st, tt = tokenize(s, lowercase), tokenize(t, lowercase)
-        if not st or not tt or (max_len is not None and (len(st) > max_len or len(tt) > max_len)):
-            continue
-        out.append(Example(src_vocab.encode(st), tgt_vocab.encode(tt, sos=True, eos=True)))
-    return out
+    """Index pairs with the two tokenizers; with ``max_len``, pairs with a side longer than that many
+    tokens are dropped (and pairs with an empty side always)."""
+    src_ids = src_tok.encode_batch([s for s, _ in pairs])
+    tgt_ids = tgt_tok.encode_batch([t for _, t in pairs])
+    return [Example(s, [SOS] + t + [EOS]) for s, t in zip(src_ids, tgt_ids)
+            if s and t and (max_len is None or (len(s) <= max_len and len(t) <= max_len))]
 
 
 def pad(seqs: Sequence[Sequence[int]]) -> torch.Tensor:

@@ -24,12 +24,22 @@ measurement). ``att_scale=False`` gives CS224N's form. The scale is applied to t
 """
 from __future__ import annotations
 
+import contextlib
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from .data import PAD
+
+
+def _no_autocast_on_cuda(x: torch.Tensor):
+    """Autocast off for cuDNN's LSTM. PyTorch's autocast wrapper for ``_cudnn_rnn`` casts to float16 whatever
+    the autocast dtype, so under bf16 autocast the encoder would run in float16 with no loss scaling, where
+    small gradients underflow. The encoder is a small part of the work: it runs in float32 (TF32 on recent
+    GPUs) instead. Off CUDA this is a no-op."""
+    return torch.autocast("cuda", enabled=False) if x.is_cuda else contextlib.nullcontext()
 
 
 class NMT(nn.Module):
@@ -54,8 +64,10 @@ class NMT(nn.Module):
     def encode(self, src: torch.Tensor, src_len: torch.Tensor):
         """src (B, Tx) padded ids, src_len (B,) -> h (B, Tx, 2H), (d_0, c_0) each (B, H)."""
         x = self.src_embed(src)                                                  # (B, Tx, D)
+        # the lengths must be on the CPU: keep them there (a .cpu() of a GPU tensor waits for the GPU)
         packed = pack_padded_sequence(x, src_len.cpu(), batch_first=True, enforce_sorted=False)
-        out, (h_n, c_n) = self.encoder(packed)                                   # h_n, c_n: (2, B, H)
+        with _no_autocast_on_cuda(x):   # autocast would run cuDNN's LSTM in float16, even under bf16 autocast
+            out, (h_n, c_n) = self.encoder(packed)                               # h_n, c_n: (2, B, H)
         h, _ = pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])  # (B, Tx, 2H)
         # h_n[0] is the forward state at the last real position Tx, h_n[1] the backward state at position 1
         d0 = self.W_h(torch.cat([h_n[1], h_n[0]], dim=-1))                       # (B, H)
@@ -83,6 +95,7 @@ class NMT(nn.Module):
         """Teacher forcing. tgt_in (B, Ty) = <sos> y_1 .. y_{Ty-1} -> logits (B, Ty, V) (and alpha (B, Ty, Tx))."""
         h, state = self.encode(src, src_len)                                     # (B, Tx, 2H)
         h_proj = self.project_keys(h)                                            # (B, Tx, H)
+        h = h.to(h_proj.dtype)           # bf16 under autocast: cast once here, not at every step's bmm
         mask = src != PAD                                                        # (B, Tx)
         y = self.tgt_embed(tgt_in)                                               # (B, Ty, D)
         o = h.new_zeros(src.shape[0], self.hidden_size)                          # tilde d_0 = 0
