@@ -213,6 +213,14 @@ def test_subword_tokenizer_round_trip_and_no_unk():
     assert back.model == fr.model and back.encode(s) == fr.encode(s) and back.lang == "fr"
 
 
+def test_missing_sentencepiece_is_a_one_line_error(monkeypatch):
+    fr = D.SubwordTokenizer.train(_toy_sentences(1), size=200, lang="fr")
+    monkeypatch.setitem(sys.modules, "sentencepiece", None)          # as if it were not installed
+    for make in (lambda: D.SubwordTokenizer(fr.model), lambda: D.SubwordTokenizer.train(["a b"], size=50)):
+        with pytest.raises(NMTError, match=r"needs the sentencepiece package.*pip install sentencepiece"):
+            make()
+
+
 def test_word_tokenizer_is_chapter_6s_vocabulary():
     en = D.train_tokenizer("word", _toy_sentences(0, 200), size=20, min_freq=1)
     assert isinstance(en.vocab, D.Vocab) and len(en) == 20
@@ -489,6 +497,7 @@ def test_bad_checkpoints_are_one_line_errors(smoke_run, tmp_path):
     cases = {"truncated.pt": (good[: len(good) // 2], r"not a readable PyTorch checkpoint .*truncated or corrupt"),
              "empty.pt": (b"", r"is empty \(0 bytes\)"),
              "text.pt": (b"just some text\n", r"not a readable PyTorch checkpoint"),
+             "sentences.txt": (b"I am hungry.\n", r"not a readable PyTorch checkpoint"),   # 'I' is a pickle opcode
              "missing.pt": (None, r"no checkpoint at .*missing.pt")}
     for name, (content, pattern) in cases.items():
         if content is not None:

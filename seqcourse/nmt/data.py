@@ -350,6 +350,16 @@ class WordTokenizer:
         return {"kind": self.kind, "itos": list(self.vocab.itos), "lowercase": self.lowercase, "lang": self.lang}
 
 
+def _sentencepiece():
+    """The sentencepiece module, or a one-line :class:`NMTError` saying how to install it."""
+    try:
+        import sentencepiece
+    except ImportError:
+        raise NMTError("subword vocabularies need the sentencepiece package, which is not installed here: "
+                       "pip install sentencepiece (make setup installs it)") from None
+    return sentencepiece
+
+
 class SubwordTokenizer:
     """Subword tokens from a `sentencepiece <https://github.com/google/sentencepiece>`_ model (unigram language
     model by default), trained on the training split by :meth:`train`.
@@ -363,7 +373,7 @@ class SubwordTokenizer:
     kind = "sentencepiece"
 
     def __init__(self, model: bytes, lowercase: bool = False, lang: str = ""):
-        import sentencepiece
+        sentencepiece = _sentencepiece()
 
         self.model, self.lowercase, self.lang = bytes(model), lowercase, lang
         self.sp = sentencepiece.SentencePieceProcessor(model_proto=self.model)
@@ -376,7 +386,7 @@ class SubwordTokenizer:
         """Learn at most ``size`` pieces (fewer if the text has fewer) from normalised ``sentences``."""
         import io
 
-        import sentencepiece
+        sentencepiece = _sentencepiece()
 
         texts = [normalize(s) for s in sentences]
         texts = [t.lower() if lowercase else t for t in texts if t]

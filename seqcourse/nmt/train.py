@@ -23,6 +23,7 @@ import shlex
 import signal
 import sys
 import time
+import zipfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -312,7 +313,11 @@ def load_checkpoint(path, device="cpu") -> dict:
     try:
         ck = torch.load(path, map_location=device, weights_only=True)
     except pickle.UnpicklingError as exc:
-        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+        if not zipfile.is_zipfile(path):     # torch.save writes a zip archive: this is some other file
+            raise NMTError(f"{path} is not a readable PyTorch checkpoint (not the zip archive that torch.save "
+                           "writes): give the model.pt or checkpoint.pt that seqcourse.nmt.train wrote") from None
+        first = re.split(r"(?<=\.)\s", (str(exc).strip().splitlines() or [type(exc).__name__])[0])[0]
+        first = first[:160].rstrip(".")
         raise NMTError(f"{path} holds Python objects other than tensors and plain data, so loading it could "
                        f"run code: refused ({first}). Use a checkpoint written by seqcourse.nmt.train") from None
     except Exception as exc:  # noqa: BLE001 - zip, EOF and storage errors all mean the same to the user
