@@ -217,7 +217,7 @@ def test_missing_sentencepiece_is_a_one_line_error(monkeypatch):
     fr = D.SubwordTokenizer.train(_toy_sentences(1), size=200, lang="fr")
     monkeypatch.setitem(sys.modules, "sentencepiece", None)          # as if it were not installed
     for make in (lambda: D.SubwordTokenizer(fr.model), lambda: D.SubwordTokenizer.train(["a b"], size=50)):
-        with pytest.raises(NMTError, match=r"needs the sentencepiece package.*pip install sentencepiece"):
+        with pytest.raises(NMTError, match=r"need the sentencepiece package.*pip install sentencepiece"):
             make()
 
 
