@@ -64,7 +64,11 @@ def warm(tmp_path_factory):
     sb.close()
 
 
-def test_nothing_of_a_submission_reaches_the_next(warm):
+def test_nothing_of_a_submission_reaches_the_next(warm, tmp_path):
+    # what a fresh (cold) sandbox sees: /tmp is empty unless the course or Python lives under /tmp (a clone in
+    # /tmp/x is mounted read-only at its own path, so /tmp then shows "x")
+    _, fresh = _run(Sandbox("bwrap", warm=False, cache_dir=tmp_path), LOOK)
+    baseline = json.loads(fresh[0]["stdout"])
     out, ends = _run(warm, LEAVE)
     assert out.status == "ok" and not ends[0]["error"], (out.reason, ends)
     zygote = warm.warm.zygotes[0]
@@ -74,7 +78,8 @@ def test_nothing_of_a_submission_reaches_the_next(warm):
     assert out.status == "ok" and not ends[0]["error"], (out.reason, ends)
     assert warm.warm.zygotes[0] is zygote and zygote.alive(), "the second run did not use the same warm sandbox"
     seen = json.loads(ends[0]["stdout"])
-    assert seen["tmp"] == [] and seen["shm"] == [] and seen["workdir"] == []
+    assert "left.txt" not in seen["tmp"] and sorted(seen["tmp"]) == sorted(baseline["tmp"]), (seen, baseline)
+    assert seen["shm"] == [] and seen["workdir"] == []
     assert "left.txt" not in seen["home"]
     assert seen["sysv"] == -1, "System V shared memory of the previous submission survived"
     assert seen["others"] == [], f"processes of the previous submission survived: {seen['others']}"
