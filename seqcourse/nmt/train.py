@@ -296,6 +296,13 @@ def save_checkpoint(path, model, cfg: Config, src_tok, tgt_tok, optimizer=None, 
     tmp.replace(path)
 
 
+def _first_sentence(exc: BaseException, default: str = "") -> str:
+    """The first sentence of an exception's message (at most 160 characters, no final full stop): PyTorch's
+    loading errors go on for a paragraph."""
+    line = (str(exc).strip().splitlines() or [default])[0]
+    return re.split(r"(?<=\.)\s", line)[0][:160].rstrip(".")
+
+
 def load_checkpoint(path, device="cpu") -> dict:
     """Read and check a checkpoint with ``torch.load(weights_only=True)``. Any problem (no file, an empty,
     truncated or corrupt file, a file that is not a seqcourse.nmt checkpoint, one that would run code) raises
@@ -316,12 +323,11 @@ def load_checkpoint(path, device="cpu") -> dict:
         if not zipfile.is_zipfile(path):     # torch.save writes a zip archive: this is some other file
             raise NMTError(f"{path} is not a readable PyTorch checkpoint (not the zip archive that torch.save "
                            "writes): give the model.pt or checkpoint.pt that seqcourse.nmt.train wrote") from None
-        first = re.split(r"(?<=\.)\s", (str(exc).strip().splitlines() or [type(exc).__name__])[0])[0]
-        first = first[:160].rstrip(".")
+        first = _first_sentence(exc, default=type(exc).__name__)
         raise NMTError(f"{path} holds Python objects other than tensors and plain data, so loading it could "
                        f"run code: refused ({first}). Use a checkpoint written by seqcourse.nmt.train") from None
     except Exception as exc:  # noqa: BLE001 - zip, EOF and storage errors all mean the same to the user
-        first = re.split(r"(?<=\.)\s", (str(exc).strip().splitlines() or [""])[0])[0][:160].rstrip(".")
+        first = _first_sentence(exc)
         raise NMTError(f"{path} is not a readable PyTorch checkpoint ({type(exc).__name__}: {first}); it may be "
                        "truncated or corrupt: use another copy or train again") from None
     if not isinstance(ck, dict) or "model" not in ck or "config" not in ck:
