@@ -107,15 +107,17 @@ def _as_float64(value, name: str) -> torch.Tensor:
     return value.detach().to("cpu", torch.float64)
 
 
-def _close(a: torch.Tensor, e: torch.Tensor, atol: float, rtol: float) -> bool:
-    if a.shape != e.shape:
-        return False
-    if a.numel() == 0:
-        return True
+def _mismatch(a: torch.Tensor, e: torch.Tensor, atol: float, rtol: float) -> torch.Tensor:
+    """Where ``a`` and ``e`` (same shape) differ beyond the tolerances; equal infinities and NaN against NaN
+    count as equal."""
     ok = (a - e).abs() <= atol + rtol * e.abs()
     ok |= (a == e)  # equal infinities
     ok |= torch.isnan(a) & torch.isnan(e)
-    return bool(ok.all())
+    return ~ok
+
+
+def _close(a: torch.Tensor, e: torch.Tensor, atol: float, rtol: float) -> bool:
+    return a.shape == e.shape and not bool(_mismatch(a, e, atol, rtol).any())
 
 
 def _nontrivial(e: torch.Tensor, atol: float) -> bool:
@@ -225,8 +227,7 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
                 return (f"each slice along dimension {d} is off by its own factor ({shown}): divided by the "
                         f"wrong count (e.g. the padded length instead of each sequence's length)?")
 
-    bad = ~((a - e).abs() <= atol + rtol * e.abs())
-    bad &= ~(torch.isnan(a) & torch.isnan(e))
+    bad = _mismatch(a, e, atol, rtol)
     for desc, mask in (regions or {}).items():
         try:
             m = torch.as_tensor(mask).to("cpu").bool().expand_as(bad)
@@ -239,7 +240,6 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     if bad.any() and n:
         parts = []
         for d in range(n):
-            idx = bad.flatten(0, -1).new_zeros(0)
             rows = bad.movedim(d, 0).reshape(bad.shape[d], -1).any(dim=1)
             idx = rows.nonzero().flatten().tolist()
             if 0 < len(idx) <= bad.shape[d] // 2:
@@ -270,10 +270,6 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
     if not isinstance(actual, torch.Tensor):
         if isinstance(actual, (tuple, list)) and e.dim() == 0:
             raise AssertionError(f"{name}: expected a tensor or number, got {_what(actual)}")
-        try:
-            actual = torch.as_tensor(actual)
-        except Exception as exc:  # noqa: BLE001
-            raise AssertionError(f"{name}: expected a tensor or number, got {_what(actual)}") from exc
     a = _as_float64(actual, name)
     if a.shape != e.shape:
         why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes)
@@ -281,7 +277,7 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
     if torch.isnan(a).any() and not torch.isnan(e).any():
         raise AssertionError(f"{name}: contains NaN (at index {tuple(torch.isnan(a).nonzero()[0].tolist())})")
     diff = (a - e).abs()
-    bad = ~(diff <= atol + rtol * e.abs()) & ~(a == e) & ~(torch.isnan(a) & torch.isnan(e))
+    bad = _mismatch(a, e, atol, rtol)
     if bad.any():
         idx = tuple(int(i) for i in bad.nonzero()[0])
         finite = diff[torch.isfinite(diff)]

@@ -97,6 +97,12 @@ def test_named_mistakes_and_regions():
     bad = right.clone()
     bad[1, 3] += 1
     _fails(r"only at index 1 of dimension 0 and index 3 of dimension 1", assert_close, bad, right)
+    # masked energies: -inf where both are -inf is equal, so the region of -inf is right
+    energies = torch.tensor([[1.0, 2.0, float("-inf")], [3.0, 4.0, float("-inf")]])
+    off = energies.clone()
+    off[0, 0] = 9.0
+    _fails(r"Likely cause: the masked positions are right; every wrong entry is elsewhere", assert_close, off,
+           energies, regions={"the masked positions": torch.isinf(energies)})
 
 
 def test_diagnose_is_silent_when_nothing_fits():
