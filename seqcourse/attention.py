@@ -1,8 +1,7 @@
-"""Additive (Bahdanau) attention and an attention encoder-decoder, for chapter 7.
+"""Additive (Bahdanau) attention, for chapter 7.
 
 - :func:`masked_softmax` -- softmax over source positions with padded positions set to -inf first;
 - :func:`additive_attention` -- energies e_{t,s} = v^T tanh(W_h h_s + W_d d_{t-1} + b), weights, context;
-- :class:`AdditiveAttention` -- the same as a module (``W_h``, ``W_d`` with the bias b, ``v``).
 
 The translator that chapter 7 builds with it (LSTM cells, the concatenated form of the score) is in
 :mod:`seqcourse.translator`.
@@ -10,9 +9,8 @@ The translator that chapter 7 builds with it (LSTM cells, the concatenated form 
 from __future__ import annotations
 
 import torch
-from torch import nn
 
-__all__ = ["masked_softmax", "additive_attention", "AdditiveAttention"]
+__all__ = ["masked_softmax", "additive_attention"]
 
 
 def masked_softmax(energies: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
@@ -39,17 +37,3 @@ def additive_attention(d_prev: torch.Tensor, h: torch.Tensor, mask: torch.Tensor
     context = torch.bmm(alpha[:, None, :], h)[:, 0]               # (B, Dh)
     return context, alpha
 
-
-class AdditiveAttention(nn.Module):
-    """Additive attention as a module: ``W_h`` (no bias), ``W_d`` (its bias is b), ``v`` (one output, no
-    bias). ``forward(d_prev (B, Dd), h (B, Tx, Dh), mask (B, Tx)) -> (context (B, Dh), alpha (B, Tx))``."""
-
-    def __init__(self, dec_size: int, enc_size: int, attn_size: int):
-        super().__init__()
-        self.W_h = nn.Linear(enc_size, attn_size, bias=False)
-        self.W_d = nn.Linear(dec_size, attn_size)
-        self.v = nn.Linear(attn_size, 1, bias=False)
-
-    def forward(self, d_prev, h, mask=None):
-        return additive_attention(d_prev, h, mask, self.W_h.weight, self.W_d.weight, self.W_d.bias,
-                                  self.v.weight[0])

@@ -214,27 +214,32 @@ def train_seq2seq(model: EncoderDecoder, loader: Iterable, steps: int, lr: float
 @torch.no_grad()
 def greedy_decode(model: EncoderDecoder, src: torch.Tensor, src_lengths: torch.Tensor, max_len: int,
                   sos_index: int = SOS_INDEX, eos_index: int = EOS_INDEX,
-                  return_logits: bool = False):
+                  return_logits: bool = False, record: Callable | None = None):
     """Greedy decoding: start from <sos>, feed back the arg-max token, stop each sequence at its first
     <eos> (and the loop when every sequence has stopped, or after ``max_len`` steps).
 
     Returns a list of ``B`` lists of token ids, <sos> and <eos> excluded; with ``return_logits`` also the
-    logits of every step taken, ``(B, steps, V)``.
+    logits of every step taken, ``(B, steps, V)``. More generally, ``record(model, logits)`` is called after
+    every step and what it returns, ``(B, ...)``, is returned too, stacked along dimension 1 (chapter 7
+    records the attention weights this way).
     """
     if max_len < 1:
         raise ValueError(f"max_len must be >= 1, got {max_len}")
+    if return_logits:
+        record = lambda _model, logits: logits  # noqa: E731
     was_training = model.training
     model.eval()
     memory, state = model.encode(src, src_lengths)
     B = src.shape[0]
     y = torch.full((B,), sos_index, dtype=torch.long, device=src.device)      # (B,)
     finished = torch.zeros(B, dtype=torch.bool, device=src.device)            # (B,)
-    tokens, all_logits = [], []
+    tokens, recorded = [], []
     for _ in range(max_len):
         logits, state = model.decode_step(y, state, memory)                   # (B, V)
         y = logits.argmax(dim=-1)                                             # (B,)
         tokens.append(y)
-        all_logits.append(logits)
+        if record is not None:
+            recorded.append(record(model, logits))
         finished |= y == eos_index
         if bool(finished.all()):
             break
@@ -243,8 +248,8 @@ def greedy_decode(model: EncoderDecoder, src: torch.Tensor, src_lengths: torch.T
     out = []
     for row in steps:
         out.append(row[: row.index(eos_index)] if eos_index in row else row)
-    if return_logits:
-        return out, torch.stack(all_logits, dim=1)                            # (B, steps, V)
+    if record is not None:
+        return out, torch.stack(recorded, dim=1)                              # (B, steps, ...)
     return out
 
 

@@ -35,7 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .seq2seq import EncoderDecoder, source_mask
+from .seq2seq import EncoderDecoder, greedy_decode, source_mask
 from .text import EOS_INDEX, PAD_INDEX, SOS_INDEX, Vocab, pad_batch
 
 __all__ = ["LSTMCell", "EncoderRNN", "Attention", "AttnDecoderRNN", "Translator",
@@ -280,26 +280,8 @@ def greedy_translate(model: EncoderDecoder, src: torch.Tensor,
 
     Returns ``(tokens, weights)``: ``B`` lists of token ids (<eos> left out)
     and ``(B, steps, Tx)``, row t holding the weights that produced token t."""
-    was_training = model.training
-    model.eval()
-    memory, state = model.encode(src, src_lengths)
-    B = src.shape[0]
-    y = torch.full((B,), sos_index, dtype=torch.long, device=src.device)
-    done = torch.zeros(B, dtype=torch.bool, device=src.device)     # (B,)
-    tokens, weights = [], []
-    for _ in range(max_len):
-        log_probs, state = model.decode_step(y, state, memory)    # (B, V)
-        y = log_probs.argmax(dim=-1)                               # (B,)
-        tokens.append(y)
-        weights.append(model.last_weights)                         # (B, Tx)
-        done |= y == eos_index
-        if bool(done.all()):
-            break
-    model.train(was_training)
-    out = []
-    for row in torch.stack(tokens, dim=1).tolist():
-        out.append(row[: row.index(eos_index)] if eos_index in row else row)
-    return out, torch.stack(weights, dim=1)             # (B, steps, Tx)
+    return greedy_decode(model, src, src_lengths, max_len, sos_index, eos_index,
+                         record=lambda m, _logits: m.last_weights)   # weights (B, steps, Tx)
 
 
 def show_attention(source: str | Sequence[str], output: Sequence[str],

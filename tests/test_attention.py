@@ -2,7 +2,7 @@
 import torch
 from torch import nn
 
-from seqcourse.attention import AdditiveAttention, additive_attention, masked_softmax
+from seqcourse.attention import additive_attention, masked_softmax
 from seqcourse.seq2seq import source_mask
 
 
@@ -18,17 +18,17 @@ def test_additive_attention_matches_loop_and_concat_form():
     torch.manual_seed(0)
     B, Tx, Dd, Dh, A = 2, 4, 3, 5, 6
     d, h = torch.randn(B, Dd), torch.randn(B, Tx, Dh)
-    att = AdditiveAttention(Dd, Dh, A)
-    ctx, alpha = att(d, h)
-    e = torch.stack([torch.stack([att.v.weight[0] @ torch.tanh(att.W_h.weight @ h[i, s] + att.W_d(d[i]))
+    W_h, W_d, b, v = torch.randn(A, Dh), torch.randn(A, Dd), torch.randn(A), torch.randn(A)
+    ctx, alpha = additive_attention(d, h, None, W_h, W_d, b, v)
+    e = torch.stack([torch.stack([v @ torch.tanh(W_h @ h[i, s] + W_d @ d[i] + b)
                                   for s in range(Tx)]) for i in range(B)])
     assert torch.allclose(alpha, torch.softmax(e, -1), atol=1e-6)
     assert torch.allclose(ctx, (alpha[..., None] * h).sum(1), atol=1e-6)
     first = nn.Linear(Dd + Dh, A)
     with torch.no_grad():
-        first.weight.copy_(torch.cat([att.W_d.weight, att.W_h.weight], dim=1))
-        first.bias.copy_(att.W_d.bias)
-        e2 = torch.tanh(first(torch.cat([d[:, None].expand(B, Tx, Dd), h], -1))) @ att.v.weight[0]
+        first.weight.copy_(torch.cat([W_d, W_h], dim=1))
+        first.bias.copy_(b)
+        e2 = torch.tanh(first(torch.cat([d[:, None].expand(B, Tx, Dd), h], -1))) @ v
     assert torch.allclose(alpha, torch.softmax(e2, -1), atol=1e-6)
 
 
