@@ -242,18 +242,6 @@ def _value(ctx: Context, node: dict, lit, recorded, pos):
     return v
 
 
-def _contains_opaque(v, depth=0) -> bool:
-    if isinstance(v, Opaque):
-        return True
-    if depth > 25:
-        return False
-    if isinstance(v, (list, tuple, set, frozenset)):
-        return any(_contains_opaque(x, depth + 1) for x in v)
-    if isinstance(v, dict):
-        return any(_contains_opaque(x, depth + 1) for x in v) or any(_contains_opaque(x, depth + 1) for x in v.values())
-    return False
-
-
 def _first_opaque(v, depth=0):
     if isinstance(v, Opaque):
         return v

@@ -642,7 +642,7 @@ class Sandbox:
                         kind = ev.get("ev")
                         if kind == "ready":
                             if driver_pid is None:
-                                driver_pid = self._find_driver(proc.pid)
+                                driver_pid = find_driver(proc.pid)
                             send_next()
                         elif kind == "part_end":
                             send_next(expect["part"] + 1)
@@ -734,16 +734,18 @@ class Sandbox:
                     out.reason += ": " + " | ".join(tail)[:500]
         return out
 
-    def _find_driver(self, root: int) -> int | None:
-        """The driver's pid as seen from here (bubblewrap's own processes carry the same arguments)."""
-        python = os.path.realpath(sys.executable)
-        for p in descendants(root):
-            try:
-                if os.path.realpath(f"/proc/{p}/exe") == python:
-                    return p
-            except OSError:
-                pass
-        return None
+
+def find_driver(root: int) -> int | None:
+    """The pid, as seen from here, of the first Python process under ``root`` (the driver, or a warm
+    sandbox's zygote; bubblewrap's own processes carry the same arguments, so the executable decides)."""
+    python = os.path.realpath(sys.executable)
+    for p in descendants(root):
+        try:
+            if os.path.realpath(f"/proc/{p}/exe") == python:
+                return p
+        except OSError:
+            pass
+    return None
 
 
 def _signame(n: int) -> str:

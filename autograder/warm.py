@@ -92,7 +92,7 @@ class Zygote:
 
     # ---- life
     def start(self, timeout: float = 600.0) -> None:
-        from .sandbox import HOME, IN_SANDBOX_DRIVER, _PY_FLAGS, descendants
+        from .sandbox import HOME, IN_SANDBOX_DRIVER, _PY_FLAGS, find_driver
 
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         sb = self.sandbox
@@ -121,14 +121,9 @@ class Zygote:
         if ready.get("ev") != "ready":
             raise ZygoteError(f"unexpected first message {ready!r}")
         self._add_cpu(ready)
-        python = os.path.realpath(sys.executable)
-        for p in descendants(self.proc.pid):
-            try:
-                if os.path.realpath(f"/proc/{p}/exe") == python:
-                    self.pid = p
-                    break
-            except OSError:
-                pass
+        if ready.get("errors"):   # the driver imports them again in each submission's process and reports there
+            log.warning("warm sandbox: could not preload %s", "; ".join(ready["errors"]))
+        self.pid = find_driver(self.proc.pid)
         if self.pid is None:
             raise ZygoteError("the warm sandbox's process was not found")
 
