@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
 import re
 from pathlib import Path
 
@@ -84,7 +83,3 @@ def visible_text(html: str) -> str:
     import html as _html
 
     return _html.unescape(re.sub(r"<[^>]+>", " ", html))
-
-
-def dump(obj) -> str:
-    return json.dumps(obj, sort_keys=True)

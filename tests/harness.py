@@ -35,6 +35,18 @@ CACHE = REPO / ".cache" / "grading"
 FULL, ZERO, LESS = "full", "zero", "less"
 
 
+def verdict(score: float, max_score: float) -> str:
+    """FULL, ZERO or LESS for a test cell's score."""
+    if abs(score - max_score) < 1e-9:
+        return FULL
+    return ZERO if score == 0 else LESS
+
+
+def meets(want: str, have: str) -> bool:
+    """Whether a verdict is the expected one (a mutant expected to lose points may lose all of them)."""
+    return have == want or (want == LESS and have == ZERO)
+
+
 @dataclass
 class Mutant:
     id: str

@@ -20,12 +20,6 @@ from conftest import ASSIGNMENTS, TIMINGS, result_of
 pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments")
 
 
-def _verdict(score: float, max_score: float) -> str:
-    if abs(score - max_score) < 1e-9:
-        return harness.FULL
-    return harness.ZERO if score == 0 else harness.LESS
-
-
 def _check_student(result, student):
     info = result["students"][student]
     problems = []
@@ -39,9 +33,7 @@ def _check_student(result, student):
                 problems.append(f"{nb}:{test}: no grade recorded")
                 continue
             score, max_score = got[test]
-            have = _verdict(score, max_score)
-            ok = have == want or (want == harness.LESS and have == harness.ZERO)
-            if not ok:
+            if not harness.meets(want, harness.verdict(score, max_score)):
                 problems.append(f"{nb}:{test}: expected {want}, got {score:g}/{max_score:g}")
     return problems
 

@@ -85,12 +85,6 @@ def _batch(assignment: str, result: dict, root: Path) -> tuple[dict, float, subp
     return records, seconds, proc
 
 
-def _verdict(score: float, max_score: float) -> str:
-    if abs(score - max_score) < 1e-9:
-        return harness.FULL
-    return harness.ZERO if score == 0 else harness.LESS
-
-
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_class_grader_agrees_with_nbgrader(graded, assignment, tmp_path):
     result = result_of(graded, assignment)
@@ -116,8 +110,7 @@ def test_class_grader_agrees_with_nbgrader(graded, assignment, tmp_path):
                     continue
                 score, max_score = ours[test]["score"], ours[test]["max_score"]
                 ours_total += score
-                have = _verdict(score, max_score)
-                if not (have == want or (want == harness.LESS and have == harness.ZERO)):
+                if not harness.meets(want, harness.verdict(score, max_score)):
                     problems.append(f"{student} [{', '.join(info.get('mutants', []))}]: {nb}:{test}: expected "
                                     f"{want}, got {score:g}/{max_score:g} ({ours[test].get('detail', '')[:300]})")
                 if theirs is not None and test in theirs:
