@@ -15,7 +15,9 @@ type, which entry, by how much) and, where the wrong value matches a common mist
   created, or peak memory;
 - :func:`use_reference` -- grade a later part with the reference implementation of an earlier part bound to
   the earlier part's name while the test cell runs, so that one mistake costs the points of its own part;
-- :func:`deterministic_weights_` -- fixed weights, by registration order or (``by_name=True``) by name.
+- :func:`deterministic_weights_` -- fixed weights, by registration order or (``by_name=True``) by name;
+- :func:`reference` -- marks where a hidden test computes its expected values (``with reference(): ...``):
+  the course's grader computes them in the instructor's reference run, never in the student's process.
 
 Every ``assert_*`` function takes plain data (tensors, numbers, strings, types, dicts of those) and raises
 ``AssertionError`` with a one-line message, so that a grader can redo the check on reported values.
@@ -37,7 +39,7 @@ __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
-    "use_reference", "restore_references", "deterministic_weights_",
+    "use_reference", "restore_references", "deterministic_weights_", "reference",
 ]
 
 
@@ -741,3 +743,45 @@ def deterministic_weights_(module: torch.nn.Module, scale: float = 0.5, *, by_na
             values = scale * torch.sin(1.7 * torch.arange(p.numel(), dtype=torch.float64) + k)
             p.copy_(values.reshape(p.shape).to(p.dtype))
     return module
+
+
+# ------------------------------------------------------------------------------ expected values of hidden tests
+@contextmanager
+def reference():
+    """Mark the statements of a hidden test that compute its EXPECTED values::
+
+        ### BEGIN HIDDEN TESTS
+        set_seed(2100)
+        x_t, h_prev = torch.randn(3, 2), torch.randn(3, 5)      # inputs: given to the student's code
+        with reference():                                       # expected values: never in the student's process
+            want = torch.tanh(h_prev @ W_hh.T + x_t @ W_hx.T + b_h)
+        assert_close(rnn_cell(x_t, h_prev, W_hx, W_hh, b_h), want, atol=1e-5)
+        ### END HIDDEN TESTS
+
+    In Jupyter (and in plain nbgrader) the block simply runs, with the random number generators of Python,
+    NumPy and PyTorch put back afterwards: what it draws changes nothing that follows. The course's grader
+    (``python -m autograder grade``) never runs it in the student's process: it runs the block in the
+    instructor's reference run and compares the student's values with the values recorded there, so that no
+    code of the student's can read an expected value (from a frame, ``globals()``, ``gc``...).
+
+    Rules (the grader checks them before it grades anyone): names bound in the block are used afterwards only
+    in the checks' arguments (``assert_close(got, want[0])``, ``assert got == want``), never as input to the
+    student's code or in a condition; the block reads only the instructor's values (not the student's functions,
+    not what they returned). Functions that only compute expected values are defined inside the block.
+    """
+    import random
+
+    py_state = random.getstate()
+    try:
+        import numpy as np
+        np_state = np.random.get_state()
+    except ImportError:  # pragma: no cover - numpy comes with torch
+        np, np_state = None, None
+    torch_state = torch.random.get_rng_state()
+    try:
+        yield
+    finally:
+        torch.random.set_rng_state(torch_state)
+        if np is not None:
+            np.random.set_state(np_state)
+        random.setstate(py_state)
