@@ -32,6 +32,56 @@ Only the standard library is imported before privileges are dropped.
 import os
 import sys
 
+# Linux syscall numbers and constants used before any student code runs (x86_64, else aarch64)
+_X86 = os.uname().machine == "x86_64"
+_SYS_KEYCTL = 250 if _X86 else 219
+_CLONE_NEWUSER, _CLONE_NEWIPC = 0x10000000, 0x08000000
+_KEYCTL_JOIN_SESSION_KEYRING, _KEYCTL_CLEAR = 1, 7
+_KEY_SPEC_USER_KEYRING, _KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+
+
+def _private_namespaces(libc, notes: list) -> None:
+    """Give this submission a user namespace and an IPC namespace of its own, and a fresh session keyring.
+
+    What the kernel keeps per user id or per IPC namespace outlives a process: System V and POSIX message queues,
+    semaphores and shared memory (per IPC namespace), the user and user-session keyrings and the persistent keyring
+    (per user id, in the registers of a user namespace). Successive submissions of one worker slot share a user id,
+    and in a warm sandbox they share its namespaces too; so each submission gets its own: a user namespace that maps
+    only its own user id (the kernel's keyring registers live in it, and die with it), a new IPC namespace inside it,
+    and a new anonymous session keyring. The capabilities that a new user namespace grants are dropped at once.
+    Where the kernel refuses (unprivileged user namespaces disabled), the user's keyrings are emptied instead."""
+    import ctypes
+
+    uid, gid = os.getuid(), os.getgid()
+
+    class _Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class _Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    libc.prctl(4, 1, 0, 0, 0)   # PR_SET_DUMPABLE 1: after a change of user id, /proc/self/*_map are ours to write
+    problem = None
+    if libc.unshare(_CLONE_NEWUSER) != 0:
+        problem = f"unshare(CLONE_NEWUSER): {os.strerror(ctypes.get_errno())}"
+    else:
+        try:
+            for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+                with open(f"/proc/self/{name}", "w") as f:
+                    f.write(text)
+            if libc.unshare(_CLONE_NEWIPC) != 0:
+                problem = f"unshare(CLONE_NEWIPC): {os.strerror(ctypes.get_errno())}"
+        except OSError as exc:
+            problem = f"user namespace map: {exc}"
+        # the new user namespace granted every capability inside it: none is kept
+        if libc.capset(ctypes.byref(_Header(0x20080522, 0)), (_Data * 2)()) != 0:
+            os._exit(75)   # never run a submission with capabilities
+    if problem:
+        notes.append(f"no private namespaces ({problem}); the user id's keyrings were emptied instead")
+        for ring in (_KEY_SPEC_USER_KEYRING, _KEY_SPEC_USER_SESSION_KEYRING):
+            libc.syscall(_SYS_KEYCTL, _KEYCTL_CLEAR, ring)
+    libc.syscall(_SYS_KEYCTL, _KEYCTL_JOIN_SESSION_KEYRING, None)
+
 
 def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     import json as _json
@@ -81,6 +131,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
+        _private_namespaces(libc, notes)
         if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS: setuid binaries stay unprivileged
             notes.append("no_new_privs unavailable")
         libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: other processes of this uid cannot ptrace us
@@ -256,6 +307,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     import gc
 
     _gc_collect = gc.collect
+    _getframe = sys._getframe
     _set_attr = setattr
     _type_setattr = type.__setattr__
     _type_delattr = type.__delattr__
@@ -446,11 +498,25 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     def protected_module(name):
         return name == "builtins" or name.split(".")[0] in prefixes
 
-    snap_modules = []  # (name, module dict, keys tuple, values tuple)
+    snap_modules = []  # (name, module dict, keys tuple, values tuple, number of keys, all keys)
     snap_classes = []  # (qualified name, class, keys tuple, values tuple)
     class_keys = {}    # id(class) -> (number of keys, all keys) before any notebook code
     _absent = object()
     seen_classes = set()
+    course_pkgs = tuple(plan.get("preload_packages", []))
+    snap_funcs = {}    # id(function) -> (qualified name, function): the protected Python functions
+
+    def snap_function(qn, f):
+        t = _type(f)
+        if t is staticmethod or t is classmethod:
+            f = f.__func__
+        if t is property:
+            for part, g in (("fget", f.fget), ("fset", f.fset), ("fdel", f.fdel)):
+                if _type(g) is types.FunctionType and id(g) not in snap_funcs:
+                    snap_funcs[id(g)] = (qn + "." + part, g)
+        elif _type(f) is types.FunctionType and id(f) not in snap_funcs:
+            snap_funcs[id(f)] = (qn, f)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, mod in list(sys.modules.items()):
@@ -461,9 +527,13 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             except Exception:  # noqa: BLE001
                 continue
             keep = {}
+            # the course's own modules: every value (a flag or a table it reads is as much its behaviour as a function)
+            everything = name.split(".")[0] in course_pkgs
             for k, v in list(d.items()):
-                if _isinstance(v, KINDS) or (_isinstance(v, types.ModuleType) and sys.modules.get(name + "." + k) is v):
+                if everything or _isinstance(v, KINDS) or (
+                        _isinstance(v, types.ModuleType) and sys.modules.get(name + "." + k) is v):
                     keep[k] = v
+                    snap_function(name + "." + k, v)
                     if _type(v) is type or _isinstance(v, type):
                         if id(v) in seen_classes:
                             continue
@@ -475,29 +545,77 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
                             continue
                         seen_classes.add(id(v))
                         cd = {ck: cv for ck, cv in v.__dict__.items() if _isinstance(cv, KINDS)}
-                        snap_classes.append((cmod + "." + _tqualname(v), v, tuple(cd), tuple(cd.values())))
+                        qn = cmod + "." + _tqualname(v)
+                        snap_classes.append((qn, v, tuple(cd), tuple(cd.values())))
+                        for ck, cv in cd.items():
+                            snap_function(qn + "." + ck, cv)
                         # every key, so that one ADDED later is seen too (a __call__ shadowing the inherited one)
                         class_keys[id(v)] = (_len(v.__dict__), frozenset(v.__dict__))
-            snap_modules.append((name, d, tuple(keep), tuple(keep.values())))
+            snap_modules.append((name, d, tuple(keep), tuple(keep.values()), _len(d), frozenset(d)))
     snap_sysmodules = {name: mod for name, mod in sys.modules.items() if mod is not None and protected_module(name)}
     _dget = dict.get
+    _callable = callable
+
+    def new_module_key(name, k, v):
+        """Whether a key that appeared in a protected module could change what library code does: a callable, a
+        class or a module that is not that module's own submodule (a lazy ``import`` adds those)."""
+        if _isinstance(v, types.ModuleType):
+            return _sysmodules.get(name + "." + k) is not v
+        return k != "__warningregistry__" and (_callable(v) or _isinstance(v, KINDS))
 
     def changed_names():
-        """Names of protected functions/classes/descriptors that differ from the snapshot (fast path first)."""
+        """Names of protected functions/classes/descriptors that differ from the snapshot, and keys added to
+        protected modules and classes (fast path first: this runs at every check)."""
         out = []
-        for name, d, keys, vals in snap_modules:
+        for name, d, keys, vals, n0, all0 in snap_modules:
             if _any(_map(_is_not, _map(d.get, keys), vals)):
-                out += [(name + "." + k, d, k, v) for k, v in _zip(keys, vals) if _dget(d, k) is not v]
+                out += [(name + "." + k, d, k, v) for k, v in _zip(keys, vals) if _dget(d, k, _absent) is not v]
+            if _len(d) != n0:
+                out += [(name + "." + k, d, k, _absent) for k, v in list(d.items())
+                        if k not in all0 and new_module_key(name, k, v)]
         for qn, cls, keys, vals in snap_classes:
             cd = cls.__dict__
             if _any(_map(_is_not, _map(cd.get, keys), vals)):
-                out += [(qn + "." + k, cls, k, v) for k, v in _zip(keys, vals) if cd.get(k) is not v]
+                out += [(qn + "." + k, cls, k, v) for k, v in _zip(keys, vals) if cd.get(k, _absent) is not v]
             n0, all0 = class_keys[id(cls)]
             if _len(cd) != n0:
                 out += [(qn + "." + k, cls, k, _absent) for k in list(cd) if k not in all0]
         for name, mod in snap_sysmodules.items():
             if _dget(_sysmodules, name) is not mod:
                 out.append(("sys.modules[" + name + "]", _sysmodules, name, mod))
+        return out
+
+    # ---- what a protected function IS: its code, defaults and closure (assigning ``f.__code__`` keeps the
+    # function object, so comparing identities in the module alone would never see it)
+    _funcs = [f for _qn, f in snap_funcs.values()]
+    _fnames = [qn for qn, _f in snap_funcs.values()]
+    _get_code, _get_defaults, _get_kwdefaults, _get_closure = (operator.attrgetter(a) for a in (
+        "__code__", "__defaults__", "__kwdefaults__", "__closure__"))
+    snap_internals = [(a, g, tuple(_map(g, _funcs))) for a, g in (("__code__", _get_code),
+                                                                ("__defaults__", _get_defaults),
+                                                                ("__kwdefaults__", _get_kwdefaults))]
+    _closed = [(i, f.__closure__) for i, f in enumerate(_funcs) if f.__closure__]
+
+    def _cell_value(c):
+        try:
+            return c.cell_contents
+        except ValueError:
+            return _absent
+
+    snap_cells = [(i, cells, tuple(_cell_value(c) for c in cells)) for i, cells in _closed]
+
+    def changed_internals():
+        """(qualified name.attribute, function, attribute, original) for every protected function whose code,
+        defaults or closure differ from the snapshot (at the borders of every test: a change made while a test
+        runs is also reported at once by the audit hook)."""
+        out = []
+        for attr, getter, old in snap_internals:
+            if _any(_map(_is_not, _map(getter, _funcs), old)):
+                out += [(_fnames[i] + "." + attr, _funcs[i], attr, o) for i, (f, o) in enumerate(_zip(_funcs, old))
+                        if getter(f) is not o]
+        for i, cells, old in snap_cells:
+            if _funcs[i].__closure__ is not cells or _any(_map(_is_not, _map(_cell_value, cells), old)):
+                out.append((_fnames[i] + ".__closure__", cells, "cell_contents", old))
         return out
 
     _FunctionType = types.FunctionType
@@ -605,7 +723,16 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
         out = []
         for name, where, k, old in changes:
             try:
-                new = where[k] if _type(where) is dict else where.__dict__.get(k)
+                t = _type(where)
+                if t is tuple:     # a closure's cells: never the instructor's to change
+                    out.append(name)
+                    continue
+                if t is _FunctionType:
+                    if k == "__code__" and id(where.__code__) in trusted_codes:
+                        continue
+                    out.append(name)
+                    continue
+                new = where.get(k, _absent) if t is dict else where.__dict__.get(k, _absent)
                 if _type(new) is _FunctionType and new.__dict__.get("__wrapped__") is old:
                     continue
                 if trusted_patch(new):
@@ -618,17 +745,29 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     def restore(changes):
         for _, where, k, v in changes:
             try:
-                if v is _absent:   # a key that was not there: removed again
+                t = _type(where)
+                if t is tuple:     # closure cells: their original contents
+                    for c, x in _zip(where, v):
+                        if x is _absent:
+                            del c.cell_contents
+                        else:
+                            c.cell_contents = x
+                elif t is dict:
+                    if v is _absent:
+                        where.pop(k, None)
+                    else:
+                        where[k] = v
+                elif t is _FunctionType:
+                    _set_attr(where, k, v)
+                elif v is _absent:   # a key that was not there: removed again
                     _type_delattr(where, k)
-                elif _type(where) is dict:
-                    where[k] = v
                 else:
                     _type_setattr(where, k, v)
             except _BaseException:  # noqa: BLE001
                 pass
 
     snap_attr = {}
-    snap_value_ids = {id(_v) for _n, _d, _keys, _vals in snap_modules for _v in _vals}
+    snap_value_ids = {id(_v) for _n, _d, _keys, _vals, _n0, _all in snap_modules for _v in _vals}
     snap_value_ids |= {id(_v) for _qn, _cls, _keys, _vals in snap_classes for _v in _vals}
     for _qn, _cls, _keys, _vals in snap_classes:
         for _k, _v in _zip(_keys, _vals):
@@ -644,6 +783,14 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             if event in ("object.__setattr__", "object.__delattr__"):
                 try:
                     obj = args[0]
+                    fn = snap_funcs.get(id(obj))
+                    if fn is not None and fn[1] is obj:   # a protected function's code, defaults...
+                        # the instructor's own (a forbid block swapping in its raiser, and back): by who does it
+                        if args[1] == "__code__" and id(_getframe(1).f_code) in trusted_codes:
+                            return
+                        if _len(audit["events"]) < 50:
+                            audit["events"].append(f"{event} {fn[0]}.{args[1]}"[:300])
+                        return
                     if id(obj) not in seen_classes:  # only classes that existed before any notebook code
                         return
                     if event == "object.__setattr__" and _len(args) > 2:
@@ -677,7 +824,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             if current["test"] is not None:
                 current["count"] += 1
                 emit({"ev": "check", "test": current["test"], "site": site, "node": node, "msg": text,
-                      "dirty": suspicious_changes(changed_names())[:20]})
+                      "dirty": (suspicious_changes(changed_names()) + changed_registries())[:20]})
             if not ok:
                 raise _AssertionError(text) if text is not None else _AssertionError()
 
@@ -696,7 +843,7 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
                 current["count"] += 1
                 emit({"ev": "check", "test": current["test"], "site": site, "node": node,
                       "msg": describe_exc(exc)["msg"] if exc is not None else None,
-                      "dirty": suspicious_changes(changed_names())[:20]})
+                      "dirty": (suspicious_changes(changed_names()) + changed_registries())[:20]})
             if exc is not None:
                 raise exc
 
@@ -863,13 +1010,13 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
         if part == 0:
             ts.clear()
             gid = cell["grade_id"]
-            _settrace(None)
-            _setprofile(None)
-            _thr_settrace(None)
-            _thr_setprofile(None)
-            before_restore = changed_names()
-            ts["restored"] = suspicious_changes(before_restore)
+            before_restore = changed_names() + changed_internals()
+            ts["restored"] = suspicious_changes(before_restore) + changed_registries()
             restore(before_restore)
+            reset_registries()
+            # what could not be put back (a guard that switches torch functions off, left entered) is held
+            # against this test: the rules it checks would not hold
+            ts["stuck"] = changed_registries()
             shadowed = {}
             for k, v in instructor_names.items():
                 if user_ns.get(k, shadowed) is not v:
@@ -907,9 +1054,10 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
         if exc_info is None and not last:
             return PART_DONE
         current["test"] = None
-        during = changed_names()
-        during_report = suspicious_changes(during)
+        during = changed_names() + changed_internals()
+        during_report = suspicious_changes(during) + changed_registries() + ts["stuck"]
         restore(during)
+        reset_registries()
         shadowed = ts["shadowed"]
         rebound = bound_names_after(ts["before"])
         instructor_names.update(rebound)   # later tests see what this one left, as in nbgrader
@@ -935,6 +1083,118 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
               "shadowed": sorted(k for k in shadowed)[:50]})
         ts.clear()
         return exc_info
+
+    # ---- registries of global hooks: what library code or the interpreter calls back into, whatever object it
+    # works on (module hooks, torch function and dispatch modes, saved-tensor hooks, trace and profile functions,
+    # gc callbacks, import hooks, sys hooks, signal handlers). Their state now, before any notebook code, is the
+    # baseline: every test starts from it (anything the student's cells registered is removed, and reported), and
+    # anything registered while a test runs is tampering (the instructor's own modes, such as a forbid block's,
+    # are recognised by their class: defined in a protected module before any notebook code ran).
+    import signal as _sig
+
+    registries = []
+
+    def registry(name, get, reset):
+        try:
+            get()
+        except _BaseException:  # noqa: BLE001 - not in this version of the library
+            return
+        registries.append((name, get, reset))
+
+    mm = sys.modules.get("torch.nn.modules.module")
+    for attr in sorted(k for k in (vars(mm) if mm is not None else {}) if k.startswith("_global_")):
+        v = getattr(mm, attr)
+        if _type(v) is _OrderedDict or _isinstance(v, dict):
+            keys0 = tuple(v)
+            registry(f"torch.nn.modules.module.{attr}", lambda v=v: tuple(v),
+                     lambda v=v, keys0=keys0: [v.pop(k) for k in list(v) if k not in keys0])
+        else:
+            registry(f"torch.nn.modules.module.{attr}", lambda mm=mm, a=attr: getattr(mm, a),
+                     lambda mm=mm, a=attr, v0=v: _set_attr(mm, a, v0))
+
+    def trusted_mode(m):
+        return id(_type(m)) in seen_classes
+
+    if torch is not None:
+        C = torch._C
+        registry("torch function mode stack",
+                 lambda: tuple(trusted_mode(C._get_function_stack_at(i)) for i in range(C._len_torch_function_stack())),
+                 lambda: [C._pop_torch_function_stack() for _ in range(C._len_torch_function_stack())])
+        registry("torch dispatch mode stack",
+                 lambda: tuple(trusted_mode(C._get_dispatch_stack_at(i)) for i in range(C._len_torch_dispatch_stack())),
+                 lambda: [C._pop_torch_dispatch_stack() for _ in range(C._len_torch_dispatch_stack())])
+        for key in list(getattr(C, "_TorchDispatchModeKey", {}).__members__.values()) if hasattr(
+                C, "_TorchDispatchModeKey") else []:
+            registry(f"torch dispatch mode {key.name}", lambda k=key: C._get_dispatch_mode(k) is None,
+                     lambda k=key: C._unset_dispatch_mode(k))
+        registry("torch function enabled", lambda: (C._is_torch_function_enabled(),), lambda: None)
+        registry("torch dispatch keys excluded", lambda: _str(C._dispatch_tls_local_exclude_set()), lambda: None)
+        registry("torch dispatch keys included", lambda: _str(C._dispatch_tls_local_include_set()), lambda: None)
+        registry("torch saved tensor hooks", lambda: C._autograd._top_saved_tensors_default_hooks(False) is None,
+                 lambda: [C._autograd._pop_saved_tensors_default_hooks() for _ in range(64)
+                          if C._autograd._top_saved_tensors_default_hooks(False) is not None])
+        registry("torch profiler", lambda: torch.autograd._profiler_enabled(), lambda: None)
+    registry("sys.settrace", lambda: sys.gettrace() is None, lambda: _settrace(None))
+    registry("sys.setprofile", lambda: sys.getprofile() is None, lambda: _setprofile(None))
+    registry("threading.settrace", lambda: threading._trace_hook is None, lambda: _thr_settrace(None))
+    registry("threading.setprofile", lambda: threading._profile_hook is None, lambda: _thr_setprofile(None))
+    for attr in ("excepthook", "displayhook", "unraisablehook", "breakpointhook"):
+        v0 = getattr(sys, attr, None)
+        registry(f"sys.{attr}", lambda a=attr, v0=v0: getattr(sys, a, None) is v0,
+                 lambda a=attr, v0=v0: _set_attr(sys, a, v0))
+    v0 = threading.excepthook
+    registry("threading.excepthook", lambda v0=v0: threading.excepthook is v0,
+             lambda v0=v0: _set_attr(threading, "excepthook", v0))
+    for attr in ("meta_path", "path_hooks"):
+        lst, items0 = getattr(sys, attr), tuple(getattr(sys, attr))
+        registry(f"sys.{attr}", lambda a=attr, lst=lst, items0=items0: getattr(sys, a) is lst and tuple(lst) == items0,
+                 lambda a=attr, lst=lst, items0=items0: (_set_attr(sys, a, lst), lst.__setitem__(slice(None), items0)))
+    cbs, cbs0 = gc.callbacks, tuple(gc.callbacks)
+    registry("gc.callbacks", lambda: gc.callbacks is cbs and tuple(cbs) == cbs0,
+             lambda: (_set_attr(gc, "callbacks", cbs), cbs.__setitem__(slice(None), cbs0)))
+    handlers0 = {}
+    for sig in _sig.valid_signals():
+        try:
+            handlers0[sig] = _sig.getsignal(sig)
+        except (ValueError, OSError):
+            pass
+
+    def signal_state():
+        return tuple(_sig.getsignal(s) is h for s, h in handlers0.items()) + tuple(
+            _sig.getitimer(w) == (0.0, 0.0) for w in (_sig.ITIMER_REAL, _sig.ITIMER_VIRTUAL, _sig.ITIMER_PROF))
+
+    def signal_reset():
+        for w in (_sig.ITIMER_REAL, _sig.ITIMER_VIRTUAL, _sig.ITIMER_PROF):
+            _sig.setitimer(w, 0)
+        for s, h in handlers0.items():
+            if _sig.getsignal(s) is not h and h is not None:
+                try:
+                    _sig.signal(s, h)
+                except (ValueError, OSError, TypeError):
+                    pass
+
+    registry("signal handlers and timers", signal_state, signal_reset)
+    registries_baseline = [(name, get()) for name, get, _reset in registries]
+
+    def changed_registries():
+        """Names of the hook registries that are not as they were before any notebook code ran."""
+        out = []
+        for (name, get, _reset), (_n, base) in _zip(registries, registries_baseline):
+            try:
+                now = get()
+            except _BaseException:  # noqa: BLE001
+                out.append(name)
+                continue
+            if now != base and not (_type(now) is tuple and now[: _len(base)] == base and _all(now[_len(base):])):
+                out.append(name)   # (a longer mode stack is fine when the extra modes are all trusted ones)
+        return out
+
+    def reset_registries():
+        for name, get, reset in registries:
+            try:
+                reset()
+            except _BaseException:  # noqa: BLE001
+                pass
 
     emit({"ev": "ready", "pid": my_pid, "uid": os.getuid(), "nproc_limited": nproc_effective, "notes": notes,
           "preload_errors": preload_errors, "python": sys.version.split()[0],

@@ -7,9 +7,9 @@ as in the released notebook) with its points and, when it failed, why. When the 
 part, the page says only that a hidden test failed (and the type of an exception the student's code raised),
 never the hidden code, its values, its line or an exception's message. Test cells' printed output is not shown.
 
-From the first test with a hidden part on, the student's code may hold what that test contains (it runs in
-the same process), so from that cell on the page shows no printed output, no error message (only Python's
-own exception names) and no values in failure messages; it says so at the top. The student can see all of
+From the first test with a hidden part on, the student's code may have read what that test contains (it runs in
+the same process), so from that cell on the page shows nothing that code chose: no printed output, no error,
+not even whether a cell ran, and of each test only whether it passed; it says so at the top. The student can see all of
 that by running the notebook themselves.
 """
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import html
 from datetime import datetime, timezone
 
-from .engine import exception_name
 from .instrument import strip_hidden
 
 _CSS = """
@@ -52,9 +51,8 @@ def render(*, student: str, assignment: str, result, instructor_notebook, status
     if getattr(result, "tainted_from", None) and result.status not in ("missing", "invalid"):
         parts.append(f"<p class='status'>Hidden tests ran from <b>{_e(result.tainted_from)}</b> on. So that they stay "
                      "hidden, this page shows, from that point on, no output of your code, no error messages (only "
-                     "the type of an error) and no values in the messages of failed tests: only which tests passed "
-                     "and which visible check failed. Run your notebook (Kernel, Restart &amp; Run All) to see "
-                     "them.</p>")
+                     "the type of an error), no values and no reasons in the messages of failed tests: only which "
+                     "tests passed. Run your notebook (Kernel, Restart &amp; Run All) to see them.</p>")
     if result.status in ("missing", "invalid"):
         parts.append("<p>No cell was run; every test scores 0.</p></body></html>")
         return "".join(parts)
@@ -80,13 +78,13 @@ def render(*, student: str, assignment: str, result, instructor_notebook, status
             continue
         title = cell["label"] if cell["kind"] == "student" else f"{cell['label']} (provided)"
         parts.append(f"<div class='cell'><h4>{_e(title)}</h4><pre>{_e(_clip(cell['source'] or ''))}</pre>")
-        if not cell["ran"]:
-            parts.append("<p class='err'>Not run (the notebook stopped before this cell).</p>")
         if cell.get("tainted"):
-            if cell.get("error"):
-                parts.append(f"<p class='err'>This cell raised {_e(exception_name(cell['error'].get('type')))} "
-                             "(the message is not shown after a hidden test has run).</p>")
+            # whether it ran, how it ended, what it printed: all chosen by code that may have read a hidden test
+            parts.append("<p>(Not shown after a hidden test has run: whether this cell ran, its output and "
+                         "its errors.)</p>")
         else:
+            if not cell["ran"]:
+                parts.append("<p class='err'>Not run (the notebook stopped before this cell).</p>")
             text = (cell.get("stdout") or "") + (cell.get("stderr") or "")
             if text.strip():
                 parts.append(f"<pre class='out'>{_e(_clip(text))}</pre>")
