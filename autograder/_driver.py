@@ -134,7 +134,10 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
         _private_namespaces(libc, notes)
         if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS: setuid binaries stay unprivileged
             notes.append("no_new_privs unavailable")
-        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: other processes of this uid cannot ptrace us
+        # PR_SET_DUMPABLE: in a sandbox the submission's own processes are the only ones of its user id and
+        # namespaces, and a dumpable process may reset its own peak-memory count (/proc/self/clear_refs: what
+        # seqcourse.checks.measure_cost does); without one, processes of the grader's user id could ptrace it
+        libc.prctl(4, 1 if plan.get("dumpable") else 0, 0, 0, 0)
     except Exception:  # noqa: BLE001
         notes.append("prctl unavailable")
     limits = plan.get("limits", {})
@@ -776,9 +779,38 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     suspicious = ("ctypes.", "gc.get_referrers", "gc.get_referents", "gc.get_objects", "sys._current_frames",
                   "sys.settrace", "sys.setprofile", "object.__setattr__", "object.__delattr__")
 
+    _fsdecode, _realpath, _PathLike = os.fsdecode, os.path.realpath, os.PathLike
+
+    def proc_file(path):
+        """'clear_refs' / 'mem' when ``path`` (as given, or with its links resolved) names such a file of /proc."""
+        try:
+            p = _fsdecode(path)
+        except _BaseException:  # noqa: BLE001 - a file descriptor, or not a path at all
+            return None
+        for q in (p, _realpath(p)):
+            base = q.rsplit("/", 1)[-1]
+            if base == "clear_refs" or (base == "mem" and q.startswith("/proc/")):
+                return base
+        return None
+
     def hook(event, args):
         if event == "sys.addaudithook":
             raise RuntimeError("audit hooks are disabled while grading")
+        if event == "open" and args and _isinstance(args[0], (str, bytes, _PathLike)):
+            # a process's own memory and its peak-memory count (what measure_cost reads): never the student's to
+            # write; only the course package's own code may reset the count
+            which = proc_file(args[0])
+            if which == "mem" or (which == "clear_refs" and id(_getframe(1).f_code) not in trusted_codes):
+                raise PermissionError(f"opening /proc/.../{which} is not allowed while grading")
+            return
+        if event == "os.symlink" and args and _isinstance(args[0], (str, bytes, _PathLike)):
+            try:
+                target = _fsdecode(args[0])
+            except _BaseException:  # noqa: BLE001
+                return
+            if "clear_refs" in target or (target.startswith("/proc") and target.rstrip("/").endswith("/mem")):
+                raise PermissionError("links to /proc/.../clear_refs or mem are not allowed while grading")
+            return
         if audit["active"] and event.startswith(suspicious):
             if event in ("object.__setattr__", "object.__delattr__"):
                 try:

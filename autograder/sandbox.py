@@ -436,6 +436,8 @@ class Sandbox:
             copy_dirs = [{"from": str(self._mpl_cache), "to": f"{home}/.config/matplotlib"}] if self._mpl_cache else []
             env = self._env(home)
         plan = {"tok": token, "uid": uid, "gid": gid, "event_fd": 3 if zygote else w_fd,
+                # alone with its own user id (a sandbox, or a user id per slot): it may read its own peak memory
+                "dumpable": self.mode == "bwrap" or self.is_root,
                 "workdir": f"{home}/{workdir_name}", "files": files, "copy_dirs": copy_dirs,
                 "limits": {"nproc": limits.nproc, "memory_bytes": limits.memory_bytes,
                            "file_bytes": limits.file_bytes, "open_files": limits.open_files,

@@ -34,6 +34,10 @@ from contextlib import contextmanager
 from typing import Any, Callable, NamedTuple
 
 import torch
+import torch.library
+import torch.utils._python_dispatch
+import torch.utils.flop_counter
+from torch.autograd import profiler_legacy
 
 __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
@@ -412,6 +416,73 @@ def _raiser_code(fn: types.FunctionType, message: str) -> types.CodeType:
     return code.replace(co_freevars=free) if code.co_freevars != free else code
 
 
+# The ATen operators behind the PyTorch classes and builtins that exercises forbid. While a forbid block runs, each is
+# denied in PyTorch's dispatcher itself (a kernel registered with torch.library that raises): every path to the
+# operator goes through it, whatever switches Python-level checks off (torch._C.DisableTorchFunction,
+# torch._C._VariableFunctions, torch.ops.aten, another thread, a forked process).
+_CLASS_OPS = {
+    "torch.nn.modules.rnn.RNNCell": ("rnn_tanh_cell", "rnn_relu_cell"),
+    "torch.nn.modules.rnn.LSTMCell": ("lstm_cell", "_thnn_fused_lstm_cell"),
+    "torch.nn.modules.rnn.GRUCell": ("gru_cell", "_thnn_fused_gru_cell"),
+    "torch.nn.modules.rnn.RNN": ("rnn_tanh", "rnn_relu"),
+    "torch.nn.modules.rnn.LSTM": ("lstm", "mkldnn_rnn_layer", "_cudnn_rnn", "miopen_rnn"),
+    "torch.nn.modules.rnn.GRU": ("gru", "_cudnn_rnn", "miopen_rnn"),
+    "torch.nn.modules.activation.MultiheadAttention": ("_native_multi_head_attention", "scaled_dot_product_attention"),
+}
+# operators that compute the same thing as another one (its fused or per-backend versions)
+_OP_FAMILIES = {
+    "lstm_cell": ("_thnn_fused_lstm_cell",), "gru_cell": ("_thnn_fused_gru_cell",),
+    "lstm": ("mkldnn_rnn_layer", "_cudnn_rnn", "miopen_rnn"), "gru": ("_cudnn_rnn", "miopen_rnn"),
+    "scaled_dot_product_attention": ("_scaled_dot_product_attention_math", "_scaled_dot_product_flash_attention",
+                                     "_scaled_dot_product_flash_attention_for_cpu",
+                                     "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
+                                     "_scaled_dot_product_attention_math_for_mps"),
+}
+
+
+def _ops_behind(obj) -> set[str]:
+    """Names of the aten operators that a forbidden class or builtin stands for (empty for a Python function)."""
+    names: set[str] = set()
+    if isinstance(obj, type):
+        for qual, ops in _CLASS_OPS.items():
+            mod, _, cls = qual.rpartition(".")
+            k = getattr(sys.modules.get(mod), cls, None)
+            if isinstance(k, type) and issubclass(k, obj):   # forbidding a base class forbids its subclasses' ops
+                names.update(ops)
+    elif not isinstance(obj, types.FunctionType):
+        name = getattr(obj, "__name__", None)
+        if isinstance(name, str) and hasattr(torch.ops.aten, name):
+            names.add(name)
+    for n in list(names):
+        names.update(_OP_FAMILIES.get(n, ()))
+    return {n for n in names if hasattr(torch.ops.aten, n)}
+
+
+def _deny_ops(names: set[str], message: str):
+    """Register, for every overload of these aten operators, a kernel that raises ForbiddenCall(message), at the
+    dispatch key that decides (the composite one where the operator has it, else its CPU and CUDA kernels).
+    Returns the torch.library.Library whose destruction removes them."""
+    import warnings
+
+    lib = torch.library.Library("aten", "IMPL")
+
+    def denied(*args, **kwargs):
+        raise ForbiddenCall(message)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # "Overriding a previously registered kernel": that is the point
+        for name in sorted(names):
+            for overload in getattr(torch.ops.aten, name).overloads():
+                op = name if overload == "default" else f"{name}.{overload}"
+                keys = [k for k in ("CompositeImplicitAutograd",)
+                        if torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{op}", k)]
+                keys = keys or [k for k in ("CPU", "CUDA", "CompositeExplicitAutograd")
+                                if torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{op}", k)]
+                for k in keys:
+                    lib.impl(op, denied, k)
+    return lib
+
+
 class _ForbidMode(torch.overrides.TorchFunctionMode):
     def __init__(self, names: dict[str, str]):
         super().__init__()
@@ -445,6 +516,7 @@ def forbid(*targets: str, what: str = "your code", reason: str = "the exercise a
             out = gru_cell_pytorch(x, h, *params)
     """
     undo: list[Callable[[], None]] = []
+    denied_ops: set[str] = set()
     # (name, still_ours): what forbid() put in place must still be there when the block ends; code that
     # replaced it meanwhile would otherwise be wiped out by the restore below, unseen by any grader
     held: list[tuple[str, Callable[[], bool]]] = []
@@ -458,6 +530,11 @@ def forbid(*targets: str, what: str = "your code", reason: str = "the exercise a
                     continue
                 raise
             message = f"{what} must not call {target}: {reason}"
+            ops = _ops_behind(obj) - denied_ops
+            if ops:
+                denied_ops.update(ops)
+                lib = _deny_ops(ops, message)
+                undo.append(lib._destroy)
             if isinstance(obj, type):
                 for meth in ("__init__", "forward", "__call__"):
                     if meth == "__call__" and not issubclass(obj, torch.nn.Module):
@@ -518,12 +595,15 @@ def forbid(*targets: str, what: str = "your code", reason: str = "the exercise a
 class Cost(NamedTuple):
     """What one call cost: ``flops`` (2 per multiply-add of matrix products, as FlopCounterMode counts),
     ``peak_bytes`` (the most bytes held at once by tensors it created), ``largest_numel`` and
-    ``largest_shape`` (the biggest tensor any of its operations produced)."""
+    ``largest_shape`` (the biggest tensor any of its operations produced; at least the bytes of the largest
+    single allocation, whatever the element type), ``peak_rss_bytes`` (how much the process's resident memory
+    grew at its highest, as the operating system counts it; None where it cannot be measured)."""
 
     flops: int
     peak_bytes: int
     largest_numel: int
     largest_shape: tuple
+    peak_rss_bytes: int | None = None
 
 
 class _Largest(torch.utils._python_dispatch.TorchDispatchMode):
@@ -539,17 +619,83 @@ class _Largest(torch.utils._python_dispatch.TorchDispatchMode):
         return out
 
 
+_MEASURING: list = []   # the measure_cost calls in progress (a nested one must not reset the outer's peak)
+_WARM: list = []        # [True] once the instruments of measure_cost have been used once in this process
+
+
+def _status_kib(field: str) -> int | None:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+class _PeakRSS:
+    """The growth of the process's peak resident memory while the block runs, as the kernel counts it (Linux:
+    ``/proc/self/clear_refs`` resets the peak, ``VmHWM`` reads it). No Python or PyTorch switch turns it off, and
+    threads count too. ``bytes`` is None where it cannot be measured."""
+
+    def __enter__(self):
+        self.bytes = None
+        self.start = _status_kib("VmRSS")
+        self.outer = bool(_MEASURING)
+        if self.start is not None and not self.outer:
+            try:
+                with open("/proc/self/clear_refs", "w") as f:
+                    f.write("5")
+            except OSError:
+                self.start = None
+        _MEASURING.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _MEASURING.remove(self)
+        peak = _status_kib("VmHWM")
+        if self.start is not None and peak is not None and not self.outer:
+            self.bytes = max(0, peak - self.start) * 1024
+        return False
+
+
 def measure_cost(fn: Callable, *args, **kwargs) -> tuple[Any, Cost]:
     """Run ``fn(*args, **kwargs)`` once and return ``(its result, Cost)``. Views count as tensors too (a
-    view of a huge expand is not materialised, but its numel is reported: use peak_bytes for memory)."""
+    view of a huge expand is not materialised, but its numel is reported: use peak_bytes for memory).
+
+    Three independent records: PyTorch's dispatch modes (tensors and their shapes, exact flops), PyTorch's own
+    operator record (its profiler: the memory and flops of every operator, which switching modes off with
+    ``torch.utils._python_dispatch._disable_current_modes()`` does not hide), and the kernel's count of the
+    process's peak memory. Each number reported is the largest of what the records saw."""
     from torch.utils.flop_counter import FlopCounterMode
 
     from .cost import TensorMemory
 
+    if not _WARM:   # their first use imports and initialises much: not the measured function's memory
+        with profiler_legacy.profile(profile_memory=True, with_flops=True):
+            with FlopCounterMode(display=False), TensorMemory(), _Largest():
+                torch.ones(2, 2) @ torch.ones(2, 2)
+        _WARM.append(True)
     largest = _Largest()
-    with FlopCounterMode(display=False) as flops, TensorMemory() as mem, largest:
-        result = fn(*args, **kwargs)
-    return result, Cost(int(flops.get_total_flops()), int(mem.peak), int(largest.numel), largest.shape)
+    with profiler_legacy.profile(profile_memory=True, with_flops=True) as record:
+        with FlopCounterMode(display=False) as flops, TensorMemory() as mem, largest:
+            with _PeakRSS() as rss:
+                result = fn(*args, **kwargs)
+    events = record.function_events
+    def first(e):   # an operator that a dispatch mode passes on is recorded again inside it: count it once
+        p = e.cpu_parent
+        while p is not None and p.name == "PythonDispatchMode":
+            p = p.cpu_parent
+        return p is None or p.name != e.name
+
+    op_flops = sum(int(e.flops or 0) for e in events if e.flops and first(e))
+    op_bytes = max((int(e.self_cpu_memory_usage or 0) for e in events), default=0)
+    numel, shape = int(largest.numel), largest.shape
+    if op_bytes > 16 * numel:   # more memory than the modes' largest tensor can hold: they did not see it all,
+        numel, shape = op_bytes, ()   # so count (at least) one entry per byte of the largest allocation
+    return result, Cost(max(int(flops.get_total_flops()), op_flops), max(int(mem.peak), op_bytes), numel, shape,
+                        rss.bytes)
 
 
 def count_flops(fn: Callable, *args, **kwargs) -> int:
@@ -571,13 +717,24 @@ def assert_at_most(measured, limit, name: str = "cost", *, unit: str = "", hint:
                              + (f"; {hint}" if hint else ""))
 
 
-def assert_not_materialised(largest_numel: int, shape: tuple, what: str, name: str = "your code") -> None:
-    """Fail if a tensor with at least as many entries as ``shape`` was created (``largest_numel`` from
-    :func:`measure_cost`): "do not form the (Dd, Dh) matrix W"."""
+def assert_not_materialised(cost, shape: tuple, what: str, name: str = "your code") -> None:
+    """Fail if a tensor with at least as many entries as ``shape`` was created: "do not form the (Dd, Dh) matrix
+    W". ``cost``: the :class:`Cost` of :func:`measure_cost` (or, as before, its ``largest_numel``). With a Cost,
+    the kernel's count of peak memory is checked too where the matrix is large enough to stand out from the noise
+    (16 MiB and more at 4 bytes an entry): no switch in the Python process hides it."""
     n = math.prod(int(s) for s in shape)
+    if isinstance(cost, (tuple, list)):
+        largest_numel = int(cost[2])
+        rss = cost[4] if len(cost) > 4 else None
+    else:
+        largest_numel, rss = int(cost), None
     if largest_numel >= n:
         raise AssertionError(f"{name} built a tensor of {largest_numel:,} entries, as large as {what} "
                              f"{tuple(int(s) for s in shape)} ({n:,} entries), which it must not form")
+    if rss is not None and 4 * n >= 16 << 20 and rss >= 2 * n:
+        raise AssertionError(f"{name} made the process's memory grow by {rss / 2 ** 20:,.1f} MiB, as much as "
+                             f"{what} {tuple(int(s) for s in shape)} would take ({4 * n / 2 ** 20:,.1f} MiB at 4 bytes "
+                             "an entry), which it must not form")
 
 
 # -------------------------------------------------------------------- reference parts in later tests
