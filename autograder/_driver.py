@@ -374,6 +374,8 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     def b64(b):
         return _b2a(b, newline=False).decode("ascii")
 
+    PH_BOX = [object()]   # the placeholder of a hidden part's missing operands (see Recorder.ph)
+
     def spend(n):
         budget["left"] -= n
         return budget["left"] >= 0 and n <= max_value_bytes
@@ -382,6 +384,8 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
         t = _type(v)
         if v is None:
             return ["none"]
+        if v is PH_BOX[0]:
+            return ["ph"]
         if t is bool:
             return ["bool", v]
         if depth > 20:
@@ -840,6 +844,51 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
 
     # ------------------------------------------------------------------ the recorder used by instrumented tests
     current = {"test": None, "count": 0}
+    PH = PH_BOX[0]   # see Recorder.ph
+    import hashlib
+
+    _sha256 = hashlib.sha256
+    rng_state = [(random.getstate, random.setstate)]
+    if torch is not None:
+        rng_state.append((torch.random.get_rng_state, torch.random.set_rng_state))
+    if np is not None:
+        rng_state.append((np.random.get_state, np.random.set_state))
+    _Module = torch.nn.Module if torch is not None else None
+    _ModuleType = types.ModuleType
+
+    def fp_value(v, depth=0):
+        """A plain, comparable description of an input of a reference block (tensors by a digest of their bytes,
+        modules by their parameters and buffers, functions by their code and defaults)."""
+        t = _type(v)
+        if depth > 8:
+            return "..."
+        if TB is not None and TB in _mro_get(t):
+            try:
+                arr = _t_numpy(_t_contig(_t_resolve_neg(_t_resolve_conj(_t_cpu(_t_detach(v))))))
+                return ["tensor", _dtype_str(_t_dtype(v)), [_int(x) for x in _t_shape(v)],
+                        _sha256(_np_tobytes(arr)).hexdigest()]
+            except _BaseException:  # noqa: BLE001
+                return ["tensor", "?"]
+        if _Module is not None and _Module in _mro_get(t):
+            d = object.__getattribute__(v, "__dict__")
+            return ["nn.Module", _tqualname(t),
+                    [[k, fp_value(x, depth + 1)] for k, x in _dict_items(d.get("_parameters") or {})],
+                    [[k, fp_value(x, depth + 1)] for k, x in _dict_items(d.get("_buffers") or {})],
+                    [[k, fp_value(x, depth + 1)] for k, x in _dict_items(d.get("_modules") or {})]]
+        if t is _FunctionType:
+            c = v.__code__
+            return ["function", _sha256(c.co_code).hexdigest(), [fp_value(x, depth + 1) for x in (v.__defaults__ or ())]]
+        if t is _ModuleType:
+            return ["module", _str(getattr(v, "__name__", "?"))]
+        if t in (list, tuple):
+            return [t.__name__, [fp_value(x, depth + 1) for x in v]]
+        if t is dict:
+            return ["dict", [[fp_value(k, depth + 1), fp_value(x, depth + 1)] for k, x in _dict_items(v)]]
+        plain = ser(v, depth)
+        return plain if plain[0] != "opaque" else ["object", _tqualname(t)]
+
+    def fingerprint(pairs):
+        return _sha256(enc([[n, fp_value(v)] for n, v in pairs]).encode()).hexdigest()
 
     class Recorder:
         __slots__ = ()
@@ -880,6 +929,11 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
                 raise exc
 
         # ---- expression nodes (evaluated lazily, like Python's own short-circuiting)
+        # ---- the placeholder of a hidden part's literal or reference operand (the student's copy has no such
+        # value: the judge takes it from the instructor's source or the reference run); a check that meets one
+        # cannot tell its own truth here (None), and says so
+        ph = PH
+
         def cmp(self, nid, ops, thunks):
             vals, links, ok = [], [], True
             left = thunks[0]()
@@ -887,44 +941,53 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
             for op, th in _zip(ops, thunks[1:]):
                 right = th()
                 vals.append(ser(right))
-                if op == "Is":
+                if left is PH or right is PH:
+                    r = None
+                elif op == "Is":
                     r = left is right
                 elif op == "IsNot":
                     r = left is not right
                 else:
                     r = _bool(OPS[op](left, right))
                 links.append(r)
-                if not r:
+                if r is None:
+                    ok = None if ok is True else ok
+                elif not r:
                     ok = False
                     break
                 left = right
             return {"t": "cmp", "id": nid, "ops": list(ops), "vals": vals, "links": links, "k": ok}
 
         def and_(self, nid, thunks):
-            items = []
+            items, k = [], True
             for th in thunks:
                 n = th()
                 items.append(n)
-                if not n["k"]:
+                if n["k"] is None:
+                    k = None
+                elif not n["k"]:
                     return {"t": "and", "id": nid, "items": items, "k": False}
-            return {"t": "and", "id": nid, "items": items, "k": True}
+            return {"t": "and", "id": nid, "items": items, "k": k}
 
         def or_(self, nid, thunks):
-            items = []
+            items, k = [], False
             for th in thunks:
                 n = th()
                 items.append(n)
-                if n["k"]:
+                if n["k"] is None:
+                    k = None
+                elif n["k"]:
                     return {"t": "or", "id": nid, "items": items, "k": True}
-            return {"t": "or", "id": nid, "items": items, "k": False}
+            return {"t": "or", "id": nid, "items": items, "k": k}
 
         def not_(self, nid, thunk):
             n = thunk()
-            return {"t": "not", "id": nid, "items": [n], "k": not n["k"]}
+            return {"t": "not", "id": nid, "items": [n], "k": None if n["k"] is None else not n["k"]}
 
         def pcall(self, nid, qual, fthunk, athunk, kthunk):
             f, args, kw = fthunk(), athunk(), kthunk()
-            r = _bool(f(*args, **kw))
+            unknown = _any(a is PH for a in args) or _any(v is PH for v in kw.values())
+            r = None if unknown else _bool(f(*args, **kw))
             return {"t": "call", "id": nid, "fn": qual, "args": [ser(a) for a in args],
                     "kw": [[k, ser(v)] for k, v in kw.items()], "k": r}
 
@@ -934,7 +997,40 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
 
         def val(self, nid, thunk):
             v = thunk()
-            return {"t": "val", "id": nid, "v": ser(v), "k": _bool(v)}
+            return {"t": "val", "id": nid, "v": ser(v), "k": None if v is PH else _bool(v)}
+
+        # ---- a hidden part's checks, in the student's copy: they report and never decide
+        def hcheck(self, site, build):
+            node = build()
+            if current["test"] is not None:
+                current["count"] += 1
+                emit({"ev": "check", "test": current["test"], "site": site, "node": node, "msg": None,
+                      "dirty": (suspicious_changes(changed_names()) + changed_registries())[:20]})
+
+        def hcall(self, site, nid, qual, fthunk, athunk, kthunk):
+            _f, args, kw = fthunk(), athunk(), kthunk()
+            node = {"t": "call", "id": nid, "fn": qual, "args": [ser(a) for a in args],
+                    "kw": [[k, ser(v)] for k, v in kw.items()], "k": None}
+            if current["test"] is not None:
+                current["count"] += 1
+                emit({"ev": "check", "test": current["test"], "site": site, "node": node, "msg": None,
+                      "dirty": (suspicious_changes(changed_names()) + changed_registries())[:20]})
+
+        def refblock(self, bid, names, thunk):
+            """Where a reference block is (or, in the student's copy, was): the fingerprint of what it reads."""
+            values = thunk()
+            if current["test"] is not None:
+                emit({"ev": "refblock", "test": current["test"], "block": bid,
+                      "fp": fingerprint(_zip(names, values))})
+
+        def iso(self, thunk):
+            """A call into the student's code, with the random number generators put back afterwards."""
+            states = [get() for get, _set in rng_state]
+            try:
+                return thunk()
+            finally:
+                for (_get, put), st in _zip(rng_state, states):
+                    put(st)
 
     OPS = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt,
            "GtE": operator.ge, "In": lambda a, b: operator.contains(b, a),

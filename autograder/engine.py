@@ -7,6 +7,7 @@ checks each test runs and how long each cell takes), then grades submissions, th
 """
 from __future__ import annotations
 
+import ast
 import base64
 import hashlib
 import json
@@ -19,6 +20,8 @@ from pathlib import Path
 
 from . import judge as judge_mod
 from .assemble import InvalidNotebook, Notebook, PlanCell, assemble, parse_notebook
+from .expected import Cell as RuleCell
+from .expected import analyse
 from .instrument import ImportMap, bound_names, compile_cell, hidden_lines, hidden_only_names, python_source
 from .sandbox import Limits, Outcome, Sandbox
 
@@ -26,7 +29,7 @@ log = logging.getLogger("autograder")
 
 STATUS_ORDER = ["invalid", "missing", "crashed", "timeout", "ok"]   # worst first
 ENGINE_FILES = ["_driver.py", "instrument.py", "judge.py", "assemble.py", "engine.py", "sandbox.py", "_zygote.py",
-                "warm.py"]
+                "warm.py", "expected.py"]
 
 
 class AssignmentError(Exception):
@@ -42,6 +45,10 @@ class CompiledCell:
     hidden: set                 # line numbers inside hidden regions
     parts: list = field(default_factory=list)  # [{"code_b64", "hidden", "binds"}]: see instrument.Instrumented
     hide: list = field(default_factory=list)   # one-part cells with hidden lines: names only those lines bind
+    # the same cell as the reference run executes it: its hidden parts WITH their reference blocks and literals
+    # (``parts``/``code_b64`` are the student's copy: without them; see autograder.expected)
+    ref_code_b64: str = ""
+    ref_parts: list = field(default_factory=list)
 
 
 @dataclass
@@ -193,21 +200,47 @@ class AssignmentGrader:
                     imports.learn(ast.parse(py[c.grade_id]))
                 except SyntaxError as exc:
                     raise AssignmentError(f"{path.name}:{c.grade_id}: syntax error: {exc}") from None
+        # the rules of hidden parts (no expected value in the student's process), checked over the whole notebook
+        # before anyone is graded; the trees come back annotated for the instrumenter
+        trees, rule_cells = {}, []
+        for c in nb.cells:
+            if c.cell_type != "code" or not c.grade_id:
+                continue
+            if c.is_solution:
+                rule_cells.append(RuleCell(c.grade_id, "solution", None, bound=bound_names(python_source(c.source))))
+            elif c.grade_id in py:
+                trees[c.grade_id] = ast.parse(py[c.grade_id])
+                rule_cells.append(RuleCell(c.grade_id, "test" if c.is_test else "setup", trees[c.grade_id],
+                                           hidden_lines(c.source)))
+        broken = analyse(rule_cells, imports)
+        if broken:
+            raise AssignmentError(
+                f"{path.name}: the hidden tests must keep their expected values out of the student's process (compute "
+                "them inside `with reference():` from seqcourse.checks; see autograder/expected.py): "
+                + "; ".join(broken[:12]) + (f"; and {len(broken) - 12} more" if len(broken) > 12 else ""))
         instructor_bound: set = set()
         compiled = {}
         sites, nodes = {}, {}
+
+        def b64parts(cc):
+            return [{"code_b64": base64.b64encode(pt["code"]).decode(), "hidden": pt["hidden"], "binds": pt["binds"]}
+                    for pt in cc.parts]
+
         for i, c in enumerate(nb.cells):
             if c.grade_id not in py:
                 continue
             fname = f"<{'test' if c.is_test else 'cell'} {c.grade_id}>"
-            cc = compile_cell(py[c.grade_id], fname, key=c.grade_id, rt_placeholder=self.rt,
-                              builtins_placeholder=self.bt, imports=imports, instructor_bound=instructor_bound,
-                              instrument=True, original_source=c.source)
-            parts = [{"code_b64": base64.b64encode(pt["code"]).decode(), "hidden": pt["hidden"], "binds": pt["binds"]}
-                     for pt in cc.parts]
+            copies = {mode: compile_cell(py[c.grade_id], fname, key=c.grade_id, rt_placeholder=self.rt,
+                                         builtins_placeholder=self.bt, imports=imports,
+                                         instructor_bound=instructor_bound, instrument=True, original_source=c.source,
+                                         tree=trees[c.grade_id], mode=mode)
+                      for mode in ("student", "reference")}
+            cc, rc = copies["student"], copies["reference"]
+            parts = b64parts(cc)
             hide = sorted(hidden_only_names(c.source)) if c.is_test and len(parts) == 1 else []
             compiled[c.grade_id] = CompiledCell(fname, base64.b64encode(cc.code).decode(), cc.sites, cc.nodes,
-                                                hidden_lines(c.source), parts, hide)
+                                                hidden_lines(c.source), parts, hide,
+                                                base64.b64encode(rc.code).decode(), b64parts(rc))
             sites.update(cc.sites)
             nodes.update(cc.nodes)
             if not c.is_test:
@@ -215,16 +248,18 @@ class AssignmentGrader:
         return CompiledNotebook(path.name, nb, dict(imports), compiled, sites, nodes,
                                 points={k: float(v) for k, v in points.items()})
 
-    def _driver_cells(self, cnb: CompiledNotebook, plan: list) -> tuple[list, list]:
+    def _driver_cells(self, cnb: CompiledNotebook, plan: list, reference: bool = False) -> tuple[list, list]:
+        """The cells for the driver; ``reference``: as the reference run executes them (see CompiledCell)."""
         cells, limits = [], []
         for pc in plan:
             if pc.kind == "student":
                 cells.append({"kind": "student", "code": pc.source})
             else:
                 cc = cnb.cells[pc.grade_id]
-                cell = {"kind": pc.kind, "grade_id": pc.grade_id, "code_b64": cc.code_b64, "filename": cc.filename}
+                code = cc.ref_code_b64 if reference else cc.code_b64
+                cell = {"kind": pc.kind, "grade_id": pc.grade_id, "code_b64": code, "filename": cc.filename}
                 if pc.kind == "test":   # sent part by part (a hidden part only once the parts before it passed)
-                    cell.update(parts=cc.parts, hide=cc.hide)
+                    cell.update(parts=cc.ref_parts if reference else cc.parts, hide=cc.hide)
                     del cell["code_b64"]
                 cells.append(cell)
             ref = cnb.ref_seconds.get(pc.label)
@@ -247,7 +282,7 @@ class AssignmentGrader:
         data = {}
         for name, cnb in self.notebooks.items():
             plan, _ = assemble(cnb.notebook, cnb.notebook)
-            cells, _ = self._driver_cells(cnb, plan)
+            cells, _ = self._driver_cells(cnb, plan, reference=True)
             t0 = time.monotonic()
             out = self.sandbox.run(cells, files=self._files_for(name, None), workdir_name=self.assignment,
                                    limits=self.reference_limits, slot=0, rt_placeholder=self.rt,
@@ -283,7 +318,8 @@ class AssignmentGrader:
                                       "autograder runs it (every test must pass before anyone is graded): "
                                       + "; ".join(failures) + (f" (errors: {detail})" if detail else ""))
             seconds = {plan[i].label: s for i, s in out.cell_seconds.items() if i < len(plan)}
-            info = {"events": [e for e in out.events if e.get("ev") in ("check", "test_end")], "seconds": seconds}
+            info = {"events": [e for e in out.events if e.get("ev") in ("check", "test_end", "refblock")],
+                    "seconds": seconds}
             data[name] = info
             self._load_reference(cnb, info)
             log.info("reference run of %s: all %d tests pass (%.1f s)", name, len(cnb.points), time.monotonic() - t0)
@@ -300,9 +336,11 @@ class AssignmentGrader:
         # torch wrapping an optimizer's step on first use) are not evidence of tampering in any test
         tamper = set().union(*judge_mod.tamper_names(events).values())
         cnb.ref_seconds = info.get("seconds", {})
+        checks, blocks = judge_mod.reference_checks(events), judge_mod.reference_blocks(events)
         for gid in cnb.points:
             cnb.reference[gid] = {"counts": dict(counts.get(gid, {})), "tamper": tamper,
-                                  "hidden_lines": cnb.cells[gid].hidden}
+                                  "hidden_lines": cnb.cells[gid].hidden, "checks": checks.get(gid, {}),
+                                  "blocks": blocks.get(gid, {})}
 
     def _files_for(self, name: str, student_bytes: bytes | None) -> dict:
         files = {k: base64.b64encode(v).decode() for k, v in self.files.items()}

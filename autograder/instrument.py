@@ -205,13 +205,51 @@ def _bound_names(tree: ast.AST) -> set[str]:
     return out
 
 
+def _singleton(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and (node.value is None or node.value is True or node.value is False
+                                               or node.value is Ellipsis)
+
+
+class _IsoWrap(ast.NodeTransformer):
+    """Calls that :mod:`autograder.expected` marked (``_ag_iso``: they may run student code in a hidden part) become
+    ``RT.iso(lambda: <call>)``: the random number generators are put back after them."""
+
+    def __init__(self, rt):
+        self.rt = rt
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        return self.wrap(node)
+
+    def wrap(self, node):
+        if getattr(node, "_ag_iso", False) and not any(
+                isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)) for n in ast.walk(node)):
+            node._ag_iso = False   # wrapped once
+            return ast.copy_location(ast.Call(func=self.rt("iso"), args=[_Rewriter._thunk(node)], keywords=[]), node)
+        return node
+
+    def visit_ClassDef(self, node):   # a lambda in a class body does not see the class's names: left alone
+        return node
+
+    def visit_Lambda(self, node):
+        self.generic_visit(node)
+        return node
+
+
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, key: str, rt: str, imports: ImportMap, hidden: set[int]):
+    """``mode``: "student" (the copy that runs in the student's process: hidden parts have no reference block and
+    no literal or reference operand, and their checks only report), "reference" (the instructor's run: everything,
+    reference blocks fingerprinted before they run)."""
+
+    def __init__(self, key: str, rt: str, imports: ImportMap, hidden: set[int], mode: str = "student"):
         self.key, self.rt, self.imports, self.hidden = key, rt, imports, hidden
+        self.mode = mode
         self.sites: dict = {}
         self.nodes: dict = {}
         self.class_depth = 0
         self.n = 0
+        self.elide = False   # inside a check of a hidden part, in the student's copy
+        self.iso = _IsoWrap(self._rt)
 
     # ---- helpers
     def _rt(self, method: str) -> ast.expr:
@@ -229,16 +267,29 @@ class _Rewriter(ast.NodeTransformer):
     def _lit(self, node: ast.expr):
         return ast.unparse(node) if is_literal(node, self.imports) else None
 
+    def _ref(self, node: ast.expr) -> bool:
+        return getattr(node, "_ag_kind", None) == "ref"
+
+    def _value(self, node: ast.expr) -> ast.expr:
+        """What the student's process evaluates for an operand: in a hidden part's check, a literal or a reference
+        value is not there at all (``RT.ph``: the judge has it), the rest with its student calls wrapped."""
+        if self.elide and not isinstance(node, ast.Starred) and (
+                self._ref(node) or (self._lit(node) is not None and not _singleton(node))):
+            return self._rt("ph")
+        return self.iso.visit(node)
+
     def _call_parts(self, call: ast.Call):
-        args = ast.Tuple(elts=list(call.args), ctx=ast.Load())
+        args = ast.Tuple(elts=[self._value(a) for a in call.args], ctx=ast.Load())
         keys, values = [], []
         for k in call.keywords:
             keys.append(ast.Constant(k.arg) if k.arg is not None else None)
-            values.append(k.value)
+            values.append(self._value(k.value))
         kw = ast.Dict(keys=keys, values=values)
         lits_args = [None if isinstance(a, ast.Starred) else self._lit(a) for a in call.args]
         lits_kw = {k.arg: self._lit(k.value) for k in call.keywords if k.arg is not None}
-        return args, kw, lits_args, lits_kw
+        refs_args = [not isinstance(a, ast.Starred) and self._ref(a) for a in call.args]
+        refs_kw = {k.arg: self._ref(k.value) for k in call.keywords if k.arg is not None}
+        return args, kw, lits_args, lits_kw, refs_args, refs_kw
 
     def _node(self, expr: ast.expr) -> ast.expr:
         """An expression that evaluates ``expr`` in the student's process and returns a report node."""
@@ -256,8 +307,8 @@ class _Rewriter(ast.NodeTransformer):
             ops = [type(o).__name__ for o in expr.ops]
             operands = [expr.left] + list(expr.comparators)
             self.nodes[nid] = {"t": "cmp", "ops": ops, "lits": [self._lit(o) for o in operands],
-                               "src": [ast.unparse(o)[:200] for o in operands]}
-            thunks = ast.Tuple(elts=[self._thunk(o) for o in operands], ctx=ast.Load())
+                               "refs": [self._ref(o) for o in operands], "src": [ast.unparse(o)[:200] for o in operands]}
+            thunks = ast.Tuple(elts=[self._thunk(self._value(o)) for o in operands], ctx=ast.Load())
             return ast.Call(func=self._rt("cmp"),
                             args=[ast.Constant(nid), ast.Tuple(elts=[ast.Constant(o) for o in ops], ctx=ast.Load()),
                                   thunks], keywords=[])
@@ -268,17 +319,17 @@ class _Rewriter(ast.NodeTransformer):
             plain = not any(isinstance(a, ast.Starred) for a in expr.args) and all(k.arg for k in expr.keywords)
             if qual == "isinstance" and len(expr.args) == 2 and not expr.keywords and plain:
                 self.nodes[nid] = {"t": "prim", "src": ast.unparse(expr)[:200]}
-                return ast.Call(func=self._rt("inst"), args=[ast.Constant(nid), self._thunk(expr.args[0]),
-                                                             self._thunk(expr.args[1])], keywords=[])
+                return ast.Call(func=self._rt("inst"), args=[ast.Constant(nid), self._thunk(self.iso.visit(expr.args[0])),
+                                                             self._thunk(self.iso.visit(expr.args[1]))], keywords=[])
             if qual in PREDICATES:
-                args, kw, la, lk = self._call_parts(expr)
+                args, kw, la, lk, ra, rk = self._call_parts(expr)
                 self.nodes[nid] = {"t": "call", "kind": "predicate", "fn": qual, "lits_args": la, "lits_kw": lk,
-                                   "src": ast.unparse(expr)[:200]}
+                                   "refs_args": ra, "refs_kw": rk, "src": ast.unparse(expr)[:200]}
                 return ast.Call(func=self._rt("pcall"),
                                 args=[ast.Constant(nid), ast.Constant(qual), self._thunk(expr.func),
                                       self._thunk(args), self._thunk(kw)], keywords=[])
-        self.nodes[nid] = {"t": "val", "lit": self._lit(expr), "src": ast.unparse(expr)[:200]}
-        return ast.Call(func=self._rt("val"), args=[ast.Constant(nid), self._thunk(expr)], keywords=[])
+        self.nodes[nid] = {"t": "val", "lit": self._lit(expr), "ref": self._ref(expr), "src": ast.unparse(expr)[:200]}
+        return ast.Call(func=self._rt("val"), args=[ast.Constant(nid), self._thunk(self._value(expr))], keywords=[])
 
     def _site(self, node: ast.stmt, kind: str, root: str) -> str:
         sid = f"{self.key}:s{len(self.sites) + 1}"
@@ -301,16 +352,26 @@ class _Rewriter(ast.NodeTransformer):
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
+    def _hidden_check(self, node: ast.stmt) -> bool:
+        """A check of a hidden part, in the student's copy: it only reports (the judge decides, with the operands
+        that this copy does not have)."""
+        return self.mode == "student" and getattr(node, "_ag_hidden", False)
+
     def visit_Assert(self, node: ast.Assert):
         if self.class_depth or any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await))
                                    for n in ast.walk(node)):
             return node  # cannot be wrapped in lambdas without changing its meaning: left as it is
         start = self.n
+        self.elide = self._hidden_check(node)
         built = self._node(node.test)
+        self.elide = False
         root = f"{self.key}:n{start + 1}"
         sid = self._site(node, "assert", root)
-        msg = self._thunk(node.msg) if node.msg is not None else ast.Constant(None)
-        call = ast.Call(func=self._rt("check"), args=[ast.Constant(sid), self._thunk(built), msg], keywords=[])
+        if self._hidden_check(node):
+            call = ast.Call(func=self._rt("hcheck"), args=[ast.Constant(sid), self._thunk(built)], keywords=[])
+        else:
+            msg = self._thunk(self.iso.visit(node.msg)) if node.msg is not None else ast.Constant(None)
+            call = ast.Call(func=self._rt("check"), args=[ast.Constant(sid), self._thunk(built), msg], keywords=[])
         return ast.copy_location(ast.Expr(value=call), node)
 
     def visit_Expr(self, node: ast.Expr):
@@ -320,15 +381,39 @@ class _Rewriter(ast.NodeTransformer):
         qual = self.imports.resolve(call.func)
         if qual and (qual in ASSERT_FUNCTIONS or qual.startswith(ASSERT_FUNCTION_PREFIXES)):
             nid = self._nid()
-            args, kw, la, lk = self._call_parts(call)
+            self.elide = self._hidden_check(node)
+            args, kw, la, lk, ra, rk = self._call_parts(call)
+            self.elide = False
             self.nodes[nid] = {"t": "call", "kind": "assert", "fn": qual, "lits_args": la, "lits_kw": lk,
-                               "src": ast.unparse(call)[:200]}
+                               "refs_args": ra, "refs_kw": rk, "src": ast.unparse(call)[:200]}
             sid = self._site(node, "call", nid)
-            new = ast.Call(func=self._rt("acall"),
+            method = "hcall" if self._hidden_check(node) else "acall"
+            new = ast.Call(func=self._rt(method),
                            args=[ast.Constant(sid), ast.Constant(nid), ast.Constant(qual), self._thunk(call.func),
                                  self._thunk(args), self._thunk(kw)], keywords=[])
             return ast.copy_location(ast.Expr(value=new), node)
         return self.generic_visit(node)
+
+    def visit_With(self, node: ast.With):
+        block = getattr(node, "_ag_block", None)
+        if block is None:
+            return self.generic_visit(node)
+        # a reference block of a hidden part: its inputs are fingerprinted in both runs; it runs only in the
+        # reference run (the student's copy has nothing of it)
+        inputs = ast.Tuple(elts=[ast.Name(n, ast.Load()) for n in block["inputs"]], ctx=ast.Load())
+        mark = ast.copy_location(ast.Expr(value=ast.Call(
+            func=self._rt("refblock"), args=[ast.Constant(block["id"]),
+                                             ast.Tuple(elts=[ast.Constant(n) for n in block["inputs"]], ctx=ast.Load()),
+                                             self._thunk(inputs)], keywords=[])), node)
+        if self.mode == "student":
+            return mark
+        return [mark, self.generic_visit(node)]
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        if self.class_depth:
+            return node
+        return self.iso.wrap(node)
 
 
 class _Builtins(ast.NodeTransformer):
@@ -344,13 +429,17 @@ class _Builtins(ast.NodeTransformer):
 
 def compile_cell(source: str, filename: str, *, key: str, rt_placeholder: str, builtins_placeholder: str,
                  imports: ImportMap, instructor_bound: set[str], instrument: bool,
-                 original_source: str | None = None) -> Instrumented:
-    """Compile one instructor cell (already plain Python) for the sandbox; instrument its checks if asked."""
-    tree = ast.parse(source, filename=filename)
+                 original_source: str | None = None, tree: ast.Module | None = None,
+                 mode: str = "student") -> Instrumented:
+    """Compile one instructor cell (already plain Python) for the sandbox; instrument its checks if asked.
+
+    ``tree``: the cell already parsed and annotated by :func:`autograder.expected.analyse` (it is copied, not
+    changed); ``mode``: the student's copy or the reference run's (see :class:`_Rewriter`)."""
+    tree = copy.deepcopy(tree) if tree is not None else ast.parse(source, filename=filename)
     hidden = hidden_lines(original_source if original_source is not None else source)
     result = Instrumented(code=b"")
     if instrument:
-        rw = _Rewriter(key, rt_placeholder, imports, hidden)
+        rw = _Rewriter(key, rt_placeholder, imports, hidden, mode)
         tree = rw.visit(tree)
         result.sites, result.nodes = rw.sites, rw.nodes
         keep = _bound_names(tree) | set(instructor_bound)

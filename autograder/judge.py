@@ -208,6 +208,9 @@ class Context:
     nodes: dict                         # node id -> template
     imports: dict                       # import map of the notebook's instructor code
     _literals: dict = field(default_factory=dict)
+    # the same check as the reference run reported it (node id -> node), for the operands a hidden part's copy in
+    # the student's process does not have: the values of its reference blocks (see autograder.expected)
+    ref_nodes: dict | None = None
 
     def literal(self, src: str):
         if src not in self._literals:
@@ -226,9 +229,27 @@ class Fail(Exception):
         self.kind, self.what = kind, what
 
 
-def _value(ctx: Context, node: dict, lit, recorded, pos):
+def _from_reference(ctx: Context, node: dict, pos):
+    """The reference run's value of operand ``pos`` of the same check (same site, same occurrence)."""
+    rn = (ctx.ref_nodes or {}).get(node.get("id"))
+    try:
+        if rn is None:
+            raise KeyError(pos)
+        if isinstance(pos, str) and pos.startswith("kw:"):
+            return dict((k, v) for k, v in rn["kw"])[pos[3:]]
+        if pos == "v":
+            return rn["v"]
+        return (rn["vals"] if rn.get("t") == "cmp" else rn["args"])[pos]
+    except (KeyError, IndexError, TypeError, ValueError):
+        raise Fail("the reference run has no value for this check here (the test took another path than with "
+                   "the reference solution)") from None
+
+
+def _value(ctx: Context, node: dict, lit, recorded, pos, ref: bool = False):
     if lit is not None:
         return ctx.literal(lit)
+    if ref:
+        recorded = _from_reference(ctx, node, pos)
     if recorded is None:
         raise Missing()
     try:
@@ -288,6 +309,7 @@ def evaluate(ctx: Context, node: dict) -> bool:
         return k
     if t == "cmp":
         ops, lits = tmpl["ops"], tmpl["lits"]
+        refs = tmpl.get("refs") or [False] * len(lits)
         vals = node.get("vals") if isinstance(node.get("vals"), list) else []
         links = node.get("links") if isinstance(node.get("links"), list) else []
         for i, op in enumerate(ops):
@@ -298,8 +320,8 @@ def evaluate(ctx: Context, node: dict) -> bool:
                     return False
                 continue
             try:
-                a = _value(ctx, node, lits[i], vals[i] if i < len(vals) else None, i)
-                b = _value(ctx, node, lits[i + 1], vals[i + 1] if i + 1 < len(vals) else None, i + 1)
+                a = _value(ctx, node, lits[i], vals[i] if i < len(vals) else None, i, refs[i])
+                b = _value(ctx, node, lits[i + 1], vals[i + 1] if i + 1 < len(vals) else None, i + 1, refs[i + 1])
             except Missing:
                 return False
             try:
@@ -312,7 +334,7 @@ def evaluate(ctx: Context, node: dict) -> bool:
         return True
     if t == "val":
         try:
-            v = _value(ctx, node, tmpl.get("lit"), node.get("v"), "v")
+            v = _value(ctx, node, tmpl.get("lit"), node.get("v"), "v", bool(tmpl.get("ref")))
         except Missing:
             return False
         try:
@@ -323,13 +345,15 @@ def evaluate(ctx: Context, node: dict) -> bool:
         args_rec = node.get("args") if isinstance(node.get("args"), list) else []
         kw_rec = node.get("kw") if isinstance(node.get("kw"), list) else []
         lits_args, lits_kw = tmpl["lits_args"], tmpl["lits_kw"]
+        refs_args, refs_kw = tmpl.get("refs_args") or [], tmpl.get("refs_kw") or {}
         if len(args_rec) < len(lits_args) and any(a is None for a in lits_args[len(args_rec):]):
             raise Fail("malformed report (arguments)", "malformed")
         args = []
         for i in range(max(len(args_rec), len(lits_args))):
             lit = lits_args[i] if i < len(lits_args) else None
             try:
-                v = _value(ctx, node, lit, args_rec[i] if i < len(args_rec) else None, i)
+                v = _value(ctx, node, lit, args_rec[i] if i < len(args_rec) else None, i,
+                           bool(refs_args[i]) if i < len(refs_args) else False)
             except Missing:
                 raise Fail("malformed report (arguments)", "malformed") from None
             args.append(v)
@@ -338,7 +362,7 @@ def evaluate(ctx: Context, node: dict) -> bool:
             if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
                 raise Fail("malformed report (keywords)", "malformed")
             k = pair[0]
-            kwargs[k] = _value(ctx, node, lits_kw.get(k), pair[1], "kw:" + k)
+            kwargs[k] = _value(ctx, node, lits_kw.get(k), pair[1], "kw:" + k, bool(refs_kw.get(k)))
         for k, lit in lits_kw.items():  # a literal keyword the student's process 'forgot' to report
             if lit is not None and k not in kwargs:
                 kwargs[k] = ctx.literal(lit)
@@ -375,6 +399,55 @@ class TestVerdict:
     what: str = ""                # for 'opaque': the type of the value that is not plain data
 
 
+def _flatten(node, out=None) -> dict:
+    """``{node id: node}`` of a reported check tree."""
+    out = {} if out is None else out
+    if isinstance(node, dict):
+        if isinstance(node.get("id"), str):
+            out[node["id"]] = node
+        for item in node.get("items", []) if isinstance(node.get("items"), list) else []:
+            _flatten(item, out)
+    return out
+
+
+def reference_checks(events: list) -> dict:
+    """``{test: {site: [node, ...]}}``: every check of the reference run, in the order it ran (a hidden part's
+    student copy takes the operands it does not have from the same check's same occurrence)."""
+    out: dict = {}
+    for e in events:
+        if e.get("ev") == "check" and isinstance(e.get("test"), str):
+            out.setdefault(e["test"], {}).setdefault(e.get("site"), []).append(e.get("node"))
+    return out
+
+
+def reference_blocks(events: list) -> dict:
+    """``{test: {block: [fingerprint, ...]}}``: what each reference block read, each time it ran."""
+    out: dict = {}
+    for e in events:
+        if e.get("ev") == "refblock" and isinstance(e.get("test"), str):
+            out.setdefault(e["test"], {}).setdefault(e.get("block"), []).append(e.get("fp"))
+    return out
+
+
+def _inputs_differ(gid: str, events: list, reference: dict):
+    """A failure when a reference block of this test read other values in the student's run than in the reference
+    run (the student's code changed an input, or the random numbers): its recorded values do not apply."""
+    want = reference.get("blocks") or {}
+    got = reference_blocks([e for e in events if e.get("test") == gid]).get(gid, {})
+    for block in sorted(set(want) | set(got), key=str):
+        a, b = got.get(block, []), want.get(block, [])
+        for i in range(max(len(a), len(b))):
+            if i < len(a) and i < len(b) and a[i] == b[i]:
+                continue
+            if i >= len(a):
+                break   # the student's run stopped before it: its checks are missing, and say so
+            line = str(block).rpartition("@")[2]
+            return (f"line {line}: the values that the hidden reference block reads differ from the reference run's "
+                    f"(occurrence {i + 1}): the student's code changed an input of the test, or the random numbers it "
+                    "draws", True, "inputs", int(line) if line.isdigit() else None, "", "")
+    return None
+
+
 def site_counts(events: list) -> dict:
     """``{test grade id: Counter(site -> number of reported checks)}``."""
     out: dict = {}
@@ -409,12 +482,18 @@ def judge_test(gid: str, events: list, *, sites: dict, nodes: dict, imports: dic
     checks = [e for e in events if e.get("ev") == "check" and e.get("test") == gid]
     ends = [e for e in events if e.get("ev") == "test_end" and e.get("test") == gid]
     v = TestVerdict(gid, passed=False, checks=len(checks))
-    first = None   # (reason, hidden, kind, line, src, what)
+    first = _inputs_differ(gid, events, reference)   # (reason, hidden, kind, line, src, what)
+    ref_checks = reference.get("checks") or {}
+    occurrence: Counter = Counter()
     for e in checks:
         site = sites.get(e.get("site"))
         if site is None:
             first = first or ("malformed report (unknown check site)", False, "malformed", None, "", "")
             continue
+        k = occurrence[e.get("site")]
+        occurrence[e.get("site")] += 1
+        same = ref_checks.get(e.get("site")) or []
+        ctx.ref_nodes = _flatten(same[k]) if k < len(same) else None
         try:
             node = e.get("node")
             if not isinstance(node, dict) or node.get("id") != site["node"]:
