@@ -394,6 +394,9 @@ def _run(opts: Options, course: Course, out: Path, t0: float) -> Summary:  # noq
         summary.warnings.append(w)
         print(f"\n{'!' * 100}\nWARNING: {w}\n{'!' * 100}\n", file=sys.stderr)
     log.info("sandbox: %s", sandbox.mode)
+    if sandbox.is_root:
+        n = max(1, opts.workers or os.cpu_count() or 1)
+        log.info("submissions run as user ids %d-%d", sandbox.uid_base, sandbox.uid_base + n - 1)
     gb = GradebookWriter(course.db_url)
     try:
         points = gb.points(opts.assignment)

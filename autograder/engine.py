@@ -294,7 +294,7 @@ class AssignmentGrader:
             failures, unrepresentable = [], []
             for gid in cnb.points:
                 v = judge_mod.judge_test(gid, out.events, sites=cnb.sites, nodes=cnb.nodes, imports=cnb.imports,
-                                         reference={"check_tamper": False})
+                                         reference={"check_tamper": False, "own_values": True})
                 if v.passed:
                     continue
                 if v.kind == "opaque":
@@ -403,7 +403,8 @@ class AssignmentGrader:
         for e in out.events:
             if e.get("ev") == "test_end":
                 names = {x for x in e.get("restored", []) if isinstance(x, str)}
-                if taint_from is not None and index_of.get(e.get("test"), len(plan)) >= taint_from:
+                # (restored at a test's start: the test whose hidden part comes first still chose nothing)
+                if taint_from is not None and index_of.get(e.get("test"), len(plan)) > taint_from:
                     later |= bool(names)   # the student's code chose these names after a hidden test: not shown
                 else:
                     tamper |= names

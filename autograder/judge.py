@@ -211,6 +211,7 @@ class Context:
     # the same check as the reference run reported it (node id -> node), for the operands a hidden part's copy in
     # the student's process does not have: the values of its reference blocks (see autograder.expected)
     ref_nodes: dict | None = None
+    own_values: bool = False            # judging the reference run itself: it reported every value
 
     def literal(self, src: str):
         if src not in self._literals:
@@ -248,7 +249,7 @@ def _from_reference(ctx: Context, node: dict, pos):
 def _value(ctx: Context, node: dict, lit, recorded, pos, ref: bool = False):
     if lit is not None:
         return ctx.literal(lit)
-    if ref:
+    if ref and not ctx.own_values:
         recorded = _from_reference(ctx, node, pos)
     if recorded is None:
         raise Missing()
@@ -478,7 +479,7 @@ def judge_test(gid: str, events: list, *, sites: dict, nodes: dict, imports: dic
     ``reference``: ``{"counts": {site: n}, "tamper": set, "hidden_lines": set}`` for this test, from the run
     of the instructor's own notebook under the same instrumentation (``check_tamper``: False for that run).
     """
-    ctx = Context(nodes=nodes, imports=imports)
+    ctx = Context(nodes=nodes, imports=imports, own_values=bool(reference.get("own_values")))
     checks = [e for e in events if e.get("ev") == "check" and e.get("test") == gid]
     ends = [e for e in events if e.get("ev") == "test_end" and e.get("test") == gid]
     v = TestVerdict(gid, passed=False, checks=len(checks))

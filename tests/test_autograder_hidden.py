@@ -34,7 +34,7 @@ import math
 import numpy as np
 import torch
 from torch import nn
-from seqcourse.checks import assert_close
+from seqcourse.checks import assert_close, reference
 
 
 @contextlib.contextmanager
@@ -77,8 +77,10 @@ def build_probe(nb):
         def _zz_hidden_helper():
             return 424242  # secret_marker_zz
 
-        _SECRET_CASES = [(31337, 62674), (271828, 543656)]
-        for _x, _want in _SECRET_CASES:
+        _SECRET_CASES = [31337, 271828]
+        for _i, _x in enumerate(_SECRET_CASES):
+            with reference():   # the expected values: never in the student's process
+                _want = [62674, 543656][_i]
             assert double(_x) == _want, f"double({_x})"
         vis_value = double(_zz_hidden_helper())
         assert vis_value == 848484
