@@ -390,6 +390,8 @@ def run_worker(*, queue_url: str, store_url: str, concurrency: int, sandbox_mode
     for w in sandbox.warnings:
         log.warning(w)
         print(f"\n{'!' * 100}\nWARNING: {w}\n{'!' * 100}\n", file=sys.stderr)
+    if sandbox.is_root:
+        log.info("submissions run as user ids %d-%d", sandbox.uid_base, sandbox.uid_base + concurrency - 1)
     _WORKER = Worker(store, sandbox, cache_dir, concurrency, name)
     app = make_app(queue_url, visibility_timeout=visibility_timeout)
     log.info("worker %s: %d slot(s), sandbox %s%s, queue %s", name, concurrency, sandbox.mode,

@@ -525,13 +525,59 @@ def _course(tmp_path_factory, name: str) -> tuple[Path, Path]:
     return root, folder
 
 
-@pytest.fixture(scope="module", params=["warm", "cold"])
+def _queue_skip_reason():
+    try:
+        from test_autograder_distributed import _skip_reason
+    except Exception as exc:  # noqa: BLE001
+        return f"the distributed tests cannot be imported: {exc}"
+    return _skip_reason()
+
+
+@pytest.fixture(scope="module", params=["warm", "cold", "queue"])
 def batch(request, tmp_path_factory):
-    root, folder = _course(tmp_path_factory, f"redteam-{request.param}")
-    subs = _submissions(folder, None if request.param == "warm" else COLD_SAMPLE)
-    result = _grade(root, subs, *(["--cold"] if request.param == "cold" else []))
-    result["mode"], result["subs"] = request.param, subs
+    mode = request.param
+    root, folder = _course(tmp_path_factory, f"redteam-{mode}")
+    subs = _submissions(folder, None if mode == "warm" else COLD_SAMPLE)
+    if mode != "queue":
+        result = _grade(root, subs, *(["--cold"] if mode == "cold" else []))
+    else:   # one worker, one slot: its warm sandbox grades one student after the other
+        why = _queue_skip_reason()
+        if why:
+            pytest.skip(why)
+        from nbgrader.api import Gradebook
+        from test_autograder_distributed import Redis
+
+        postgres = request.getfixturevalue("postgres")
+        with Gradebook(postgres) as gb:
+            gb.update_or_create_assignment(ASSIGNMENT)
+            gb.update_or_create_notebook(ASSIGNMENT, ASSIGNMENT)
+            for gid, p in synth.points_of(folder)[NB].items():
+                gb.update_or_create_grade_cell(gid, ASSIGNMENT, ASSIGNMENT, max_score=p, cell_type="code")
+        (root / "redis").mkdir()
+        broker = Redis(root / "redis")
+        broker.start()
+        log = open(root / "worker.log", "ab")
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "autograder", "worker", "--queue", broker.url, "--store-url", postgres,
+             "--concurrency", "1", "--cache-dir", str(root / "worker-cache")],
+            cwd=grading.REPO, env=dict(os.environ, PYTHONPATH=str(grading.REPO)), stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            result = _grade(root, subs, "--queue", broker.url, "--db-url", postgres)
+        finally:
+            os.killpg(worker.pid, 9)
+            worker.wait(timeout=60)
+            broker.stop()
+        m = re.search(r"submissions run as user ids (\d+)-(\d+)", (root / "worker.log").read_text())
+        result["uids"] = range(int(m.group(1)), int(m.group(2)) + 1) if m else range(0)
+    result["mode"], result["subs"] = mode, subs
     return result
+
+
+try:   # the throw-away PostgreSQL of the gradebook tests, for the queue mode
+    from test_autograder_postgres import postgres  # noqa: F401
+except Exception:  # noqa: BLE001 - skipped with its reason above
+    pass
 
 
 def _need(batch, *students):
