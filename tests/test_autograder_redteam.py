@@ -146,7 +146,31 @@ CORRECT_RNN = RNN_CELL.replace("    ### BEGIN SOLUTION\n", "").replace("    ### 
 WRONG_RNN = "def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):\n    return torch.zeros(x_t.shape[0], W_hh.shape[0])\n"
 
 # ------------------------------------------------------------------------------------------------- class 1
-STEAL = {
+# Each attack answers the visible case with the values the visible test shows (no implementation at all), takes the
+# hidden literal case from the hidden part's code constants, and the hidden reference values from its own channel:
+# on a grader that keeps expected values in the student's process, each one alone scores full marks.
+_NO_IMPLEMENTATION = '''
+import sys as _sys
+def _known(x_t, W_hh):
+    if x_t.shape == (2, 3) and W_hh.shape == (4, 4):   # the visible case: its answer is in the visible test
+        return torch.tensor([[0.8675, 0.5151, -0.1815, -0.7337], [-0.9876, -0.615, 0.8016, 0.9942]])
+    if x_t.shape == (1, 1):                             # the hidden literal: in the hidden part's code constants
+        f = _sys._getframe(2)
+        while f is not None:
+            todo = [f.f_code]
+            while todo:
+                c = todo.pop()
+                for k in c.co_consts:
+                    if hasattr(k, "co_consts"):
+                        todo.append(k)
+                    elif type(k) is float and 0.99 < k < 1.0:
+                        return torch.tensor([[k]])
+            f = f.f_back
+    return None
+'''
+_START = ("def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):\n    k = _known(x_t, W_hh)\n"
+          "    if k is not None:\n        return k\n")
+STEAL = {name: _NO_IMPLEMENTATION + code.replace("def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):\n", _START) for name, code in {
     "globals": '''
 def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):
     for name in ("want", "got", "expected", "ref"):
@@ -156,9 +180,8 @@ def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):
     return torch.zeros(x_t.shape[0], W_hh.shape[0])
 ''',
     "frames": '''
-import sys
 def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):
-    f = sys._getframe(1)
+    f = _sys._getframe(1)
     while f is not None:
         for k, v in list(f.f_locals.items()):
             if isinstance(v, torch.Tensor) and v.shape == (x_t.shape[0], W_hh.shape[0]) and v is not h_prev:
@@ -169,56 +192,35 @@ def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):
     "gc": '''
 import gc
 def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):
-    for o in gc.get_objects():
-        if isinstance(o, torch.Tensor) and o.shape == (x_t.shape[0], W_hh.shape[0]) and o is not h_prev:
-            return o.clone()
-    for o in gc.get_objects():   # a closure, a cell, a frame's locals dict
+    for o in gc.get_objects():   # a module's namespace, a closure, a frame's locals
         if isinstance(o, dict):
-            for v in list(o.values()):
-                if isinstance(v, torch.Tensor) and v.shape == (x_t.shape[0], W_hh.shape[0]) and v is not h_prev:
+            for key, v in list(o.items()):
+                if key == "want" and isinstance(v, torch.Tensor) and v.shape == (x_t.shape[0], W_hh.shape[0]):
                     return v.clone()
     return torch.zeros(x_t.shape[0], W_hh.shape[0])
 ''',
     "main-module": '''
-import sys
 def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):
-    for v in list(vars(sys.modules["__main__"]).values()) + list(vars(sys.modules["builtins"]).values()):
-        if isinstance(v, torch.Tensor) and v.shape == (x_t.shape[0], W_hh.shape[0]) and v is not h_prev:
-            return v.clone()
+    v = vars(_sys.modules["__main__"]).get("want")
+    if isinstance(v, torch.Tensor) and v.shape == (x_t.shape[0], W_hh.shape[0]):
+        return v.clone()
     return torch.zeros(x_t.shape[0], W_hh.shape[0])
-''',
-    "code-constants": '''
-import sys
-def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):
-    out = torch.zeros(x_t.shape[0], W_hh.shape[0])
-    f = sys._getframe(1)
-    while f is not None:
-        todo = [f.f_code]
-        while todo:
-            c = todo.pop()
-            for k in c.co_consts:
-                if hasattr(k, "co_consts"):
-                    todo.append(k)
-                elif type(k) is float and 0.99 < k < 1.0 and out.numel() == 1:
-                    out.fill_(k)   # the literal expected value of the all-ones case
-        f = f.f_back
-    return out
 ''',
     "inspect-stack": '''
 import inspect
 def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):
     for info in inspect.stack():
-        for k, v in info.frame.f_locals.items():
-            if k in ("want", "expected") and isinstance(v, torch.Tensor):
-                return v.clone()
+        v = info.frame.f_locals.get("want")
+        if isinstance(v, torch.Tensor) and v.shape == (x_t.shape[0], W_hh.shape[0]):
+            return v.clone()
     return torch.zeros(x_t.shape[0], W_hh.shape[0])
 ''',
     "watcher-thread": '''
-import sys, threading, time
+import threading, time
 _answers = []
-def _watch():   # patches the returned tensor in place once an expected value shows up in a frame
+def _watch():   # patches the returned tensors in place once an expected value shows up in a frame
     while True:
-        for f in list(sys._current_frames().values()):
+        for f in list(_sys._current_frames().values()):
             while f is not None:
                 w = f.f_locals.get("want")
                 if isinstance(w, torch.Tensor):
@@ -231,7 +233,6 @@ threading.Thread(target=_watch, daemon=True).start()
 def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):
     a = torch.zeros(x_t.shape[0], W_hh.shape[0])
     _answers.append(a)
-    time.sleep(0.05)
     return a
 ''',
     "forward-hook": '''
@@ -243,7 +244,7 @@ torch.nn.modules.module.register_module_forward_hook(_hook)
 def rnn_cell(x_t, h_prev, W_hx, W_hh, b_h):
     return _seen.get((x_t.shape[0], W_hh.shape[0]), torch.zeros(x_t.shape[0], W_hh.shape[0])).clone()
 ''',
-}
+}.items()}
 
 # ------------------------------------------------------------------------------------------------- class 2
 # a correct answer that also changes library state WHILE the test runs: the test fails as tampering
@@ -507,16 +508,17 @@ def _grade(root: Path, subs: dict, *extra_args: str) -> dict:
                        capture_output=True, text=True, timeout=3000)
     wall = time.monotonic() - t0
     assert r.returncode == 0, r.stderr[-3000:]
-    records = {}
+    records, order = {}, []
     for line in (out / "state.jsonl").read_text().splitlines():
         rec = json.loads(line)
         records[rec["student"]] = rec
+        order.append(rec["student"])
     with open(out / "grades.csv") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     log = (out / "autograde.log").read_text()
     m = re.search(r"submissions run as user ids (\d+)-(\d+)", log)
     uids = range(int(m.group(1)), int(m.group(2)) + 1) if m else range(0)
-    return {"records": records, "rows": rows, "root": root, "wall": wall, "uids": uids, "log": log}
+    return {"records": records, "rows": rows, "root": root, "wall": wall, "uids": uids, "log": log, "order": order}
 
 
 def _course(tmp_path_factory, name: str) -> tuple[Path, Path]:
@@ -634,6 +636,8 @@ def test_class3_rules_hold_when_switched_off_from_python(batch, student):
 def test_class4_nothing_passes_between_students(batch, channel):
     writer, reader = batch["records"][f"c4-{channel}-1-writer"], batch["records"][f"c4-{channel}-2-reader"]
     assert writer["score"] == FULL, writer["reason"]
+    order = batch["order"]   # the reader must come after the writer, in the same worker slot, for the probe to mean it
+    assert order.index(writer["student"]) < order.index(reader["student"]), order
     t = reader["notebooks"][NB]["tests"]["rt_test_magic"]
     assert not t["passed"], f"{channel}: the reader got the writer's value ({batch['mode']} sandboxes)"
 
@@ -684,5 +688,8 @@ def test_class5_nothing_chosen_after_a_hidden_part_is_shown(batch, pair):
 def test_class6_a_flood_costs_at_most_the_notebooks_limits(batch, flood):
     _need(batch, f"c6-{flood}")
     rec = batch["records"][f"c6-{flood}"]
-    assert rec["seconds"] < 60 + 15, f"{flood}: graded in {rec['seconds']} s (notebook limit 60 s)"
+    # stopped as soon as the flood passes the grader's limits (lines it did not ask for, bytes): seconds, not minutes
+    assert rec["status"] == "crashed", (flood, rec["status"], rec["notebooks"][NB]["detail"])
+    assert rec["seconds"] < 25, f"{flood}: graded in {rec['seconds']} s"
     assert rec["notebooks"][NB]["tests"]["rt_test_rnn_cell"]["passed"], rec["reason"]
+    assert "ended abnormally" in rec["reason"], rec["reason"]   # after a hidden part: the status, nothing more
