@@ -10,7 +10,7 @@ Independent answers (each its own student, written by different hands):
 - ``mutant-<id>``: every realistic wrong answer of ``tests/mutants/<assignment>.yaml`` as its own student (the
   reference elsewhere): honest variants that differ from the reference, and from each other, by a few tokens.
 
-Copies (``copy-<source>-<how>``), of every ``alternatives-k``: ``renamed`` (every local name and argument
+Copies (``copy-<source>-<how>``), of every ``alternatives-k`` with answers of its own in two cells or more: ``renamed`` (every local name and argument
 renamed), ``reformatted`` (re-printed from the syntax tree: other spacing, line breaks, quotes, parentheses,
 2-space indentation, blank lines), ``reordered`` (functions and statements that do not depend on each other in
 another order, imports moved), ``commented`` (a comment above every statement, a docstring in every
@@ -190,7 +190,11 @@ def planted(assignment: str) -> tuple[dict, dict]:
             next(c.source for c in sources[n].cells if grading.nbgrader_meta(c).get("grade_id") == m.cell)))})
             if n == m.notebook else grading.submission(release[n], sources[n]) for n in release}
         origin[name] = name
-    alternatives = sorted(s for s in base if s.startswith("alternatives-"))
+    # copied: the alternatives students with answers of their own in two cells or more (a copy of one short
+    # answer cannot be told from two students who wrote the same short answer: see autograder/similarity.py)
+    alternatives = sorted(s for s in base if s.startswith("alternatives-")
+                          and sum(_changed(assignment, n, g, code) for n, nb in base[s]["notebooks"].items()
+                                  for g, code in _answers(nb).items()) >= 2)
     for k, src in enumerate(alternatives):
         for j, how in enumerate(HOWS):
             name = f"copy-{src}-{how}"
