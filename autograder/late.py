@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 _POLICY = re.compile(r"^\s*(?P<rate>\d+(?:\.\d+)?)\s*(?P<kind>%|pt)\s*/\s*(?P<unit>day|hour)s?\s*(?P<rest>(?:,.*)?)$",
                      re.IGNORECASE)
@@ -194,7 +194,3 @@ def due_from_gradebook(db_url: str, assignment: str) -> datetime | None:
     except Exception:  # noqa: BLE001 - no gradebook to read: no default due date
         return None
     return due.replace(tzinfo=timezone.utc) if due is not None and due.tzinfo is None else due
-
-
-def timedelta_text(td: timedelta) -> str:
-    return _human(td.total_seconds())
