@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import late as late_mod
 from . import lms_export, report
-from .results import Run, RunError, load
+from .results import Run, RunError, load, number
 
 log = logging.getLogger("autograder")
 PENALTY_FIELDS = ["submitted_at", "late_by", "penalty", "final_score"]
@@ -79,15 +79,8 @@ def charges(run: Run, extras: Extras, *, lms: str, marked_late: set, db_url: str
         rec = run.records.get(s, {})
         out[s] = late_mod.charge(policy, due, timestamp=rec.get("timestamp") or r.get("submitted_at") or None,
                                  marked_late=s in marked_late, lms=lms, status=r.get("status", ""),
-                                 score=_f(r.get("score")), max_score=_f(r.get("max_score")))
+                                 score=number(r.get("score")), max_score=number(r.get("max_score")))
     return out, policy.describe() if policy else "", str(due) if due else ""
-
-
-def _f(x) -> float:
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return 0.0
 
 
 def write_grades_with_penalty(run: Run, charged: dict) -> Path:
@@ -99,7 +92,7 @@ def write_grades_with_penalty(run: Run, charged: dict) -> Path:
     w.writeheader()
     for r in sorted(run.rows, key=lambda r: r.get("student", "")):
         c = charged.get(r.get("student", ""))
-        score = _f(r.get("score"))
+        score = number(r.get("score"))
         penalty = c.penalty if c else 0.0
         r.update(submitted_at=c.submitted_at if c else "", late_by=c.late_by if c else "", penalty=f"{penalty:g}",
                  final_score=f"{round(score - penalty, 6):g}")
@@ -129,7 +122,7 @@ def produce(run: Run, extras: Extras, *, lms: str = "nbgrader", subs: dict | Non
                 grades[s] = 0.0 if extras.missing == "zero" else None
             else:
                 c = charged.get(s)
-                grades[s] = round(_f(r.get("score")) - (c.penalty if c else 0.0), 6)
+                grades[s] = round(number(r.get("score")) - (c.penalty if c else 0.0), 6)
         path = run.out / lms_export.FILE_NAMES[extras.export]
         out["export"], out["left_out"] = lms_export.write(extras.export, path, grades, names=names,
                                                           column=extras.export_column or run.assignment,

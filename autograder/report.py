@@ -21,7 +21,6 @@ are inline, and each figure has a text alternative and a table with its numbers.
 """
 from __future__ import annotations
 
-import html
 import math
 import re
 import statistics
@@ -29,6 +28,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .feedback import _e   # HTML-escape, as the feedback pages do
 from .results import Run
 
 DISCRIMINATION_FLAG = 0.2
@@ -52,10 +52,6 @@ figure{margin:1rem 0}figcaption{color:var(--muted);font-size:.9rem}
 code{font-size:.88rem;background:#f4f4f4;padding:0 .2rem;border-radius:3px;word-break:break-word}
 details{margin:.3rem 0 1rem}summary{cursor:pointer}
 """
-
-
-def _e(x) -> str:
-    return html.escape(str(x), quote=True)
 
 
 def _num(x: float, digits: int = 2) -> str:

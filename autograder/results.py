@@ -36,11 +36,12 @@ class Run:
         for rec in self.records.values():
             return float(rec.get("max_score", 0) or 0)
         for r in self.rows:
-            return _float(r.get("max_score"))
+            return number(r.get("max_score"))
         return 0.0
 
 
-def _float(x) -> float:
+def number(x) -> float:
+    """A CSV cell or record field as a float (0 when empty or not a number)."""
     try:
         return float(x)
     except (TypeError, ValueError):

@@ -36,13 +36,14 @@ run reads submissions and writes only there.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import itertools
 import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .feedback import _e   # HTML-escape, as the feedback pages do
 
 log = logging.getLogger("autograder")
 
@@ -232,16 +233,14 @@ _PRIVATE = ("<p class='private'><strong>For the instructor only.</strong> Simila
             "proof of copying: read both sides before talking to anyone.</p>")
 
 
-def _e(x) -> str:
-    return html.escape(str(x), quote=True)
-
-
 def _page(title: str, body: str) -> str:
+
     return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>"
             f"<style>{_CSS}</style></head><body><main><h1>{_e(title)}</h1>{_PRIVATE}{body}</main></body></html>")
 
 
 def _marked(code: str, spans: list) -> str:
+
     out, pos = [], 0
     for a, b in sorted(spans):
         a, b = max(a, pos), min(b, len(code))
@@ -254,6 +253,7 @@ def _marked(code: str, spans: list) -> str:
 
 
 def _side(student: Student, marks: dict) -> str:
+
     parts = [f"<section aria-label='{_e(student.name)}'><h2>{_e(student.name)}</h2>"]
     for p in student.prints:
         spans = marks.get((p.notebook, p.grade_id), [])

@@ -30,7 +30,6 @@ import os
 import platform
 import random
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
