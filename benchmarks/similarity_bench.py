@@ -111,6 +111,18 @@ def dolos_pairs(assignment: str, subs: dict, dolos_dir: Path) -> tuple[dict, flo
     return {(a, b): (sim, overlap) for a, b, sim, overlap in out["pairs"]}, out["seconds"]
 
 
+def separable(copies: list, independent: list) -> str:
+    """Whether ANY rule "score >= t and shared >= m" flags every copy pair and no independent pair: the strictest
+    rule that still flags every copy (t, m = the copies' minima) must flag no independent pair."""
+    t = min(v[0] for v, _, _ in copies)
+    m = min(v[1] for v, _, _ in copies)
+    caught = [(x, y, v) for v, x, y in independent if v[0] >= t and v[1] >= m]
+    if not caught:
+        return f"separable (e.g. score >= {t:.3f} and shared >= {m})"
+    x, y, v = max(caught, key=lambda c: c[2])
+    return f"NOT separable by any such rule: {len(caught)} independent pair(s) reach both, e.g. {x} / {y} {v}"
+
+
 def split(pairs: dict, origin: dict, value) -> tuple[list, list]:
     copies, independent = [], []
     for x, y in itertools.combinations(sorted(origin), 2):
@@ -145,17 +157,17 @@ def planted_section(lines: list, dolos_dir: Path | None) -> None:
                      f"highest score at all: {max(v[0] for v, _, _ in independent):.3f}")
         lines.append(f"    rule (score >= {similarity.THRESHOLD}, shared >= {similarity.MIN_TOKENS}): "
                      f"{len(copies) - len(missed)}/{len(copies)} copy pairs flagged, {len(false)} independent pairs "
-                     f"flagged {'-> SEPARATED' if not missed and not false else '-> NOT separated'}")
+                     f"flagged {'-> SEPARATED' if not missed and not false else '-> NOT separated'}; any rule: "
+                     + separable(copies, independent))
         if dolos_dir:
             dp, dsecs = dolos_pairs(a, subs, dolos_dir)
             dc, di = split(dp, origin, lambda p: (p[0], p[1]) if p else (0.0, 0))
             lo_sim = min(v[0] for v, _, _ in dc)
             lo_ov = min(v[1] for v, _, _ in dc)
             lines.append(f"  Dolos ({dsecs:.2f} s in node): copies: lowest similarity {lo_sim:.3f}, smallest overlap "
-                         f"{lo_ov}; independent: highest similarity {max(v[0] for v, _, _ in di):.3f} (above 1 on "
-                         f"tiny files after the template is removed), highest with overlap >= {lo_ov}: "
-                         f"{max([v[0] for v, _, _ in di if v[1] >= lo_ov] or [0]):.3f}, largest overlap with "
-                         f"similarity >= {lo_sim:.2f}: {max([v[1] for v, _, _ in di if v[0] >= lo_sim] or [0])}")
+                         f"{lo_ov}; independent: highest similarity {max(v[0] for v, _, _ in di):.3f}"
+                         + (" (above 1: a tiny file after the template is removed)" if max(v[0] for v, _, _ in di) > 1
+                            else "") + f"; any rule: {separable(dc, di)}")
 
 
 def class_of(n: int, seed: int = 0) -> tuple[dict, dict]:
@@ -189,7 +201,8 @@ def scale_section(lines: list, n: int, dolos_dir: Path | None) -> None:
         wall, cpu = time.monotonic() - t0, own_cpu() - cpu0
         others = max(0.0, cpu_busy() - busy0 - cpu) / max(wall, 1e-9)
         pages = len(list((Path(tmp) / "similarity").glob("pair-*.html")))
-    lines.append(f"copydetect, the course's `similar` (one process): {wall:.1f} s wall, {cpu:.1f} s CPU; "
+    lines.append(f"copydetect, the course's `similar` (one process, so one of the cores): {wall:.1f} s wall, "
+                 f"{cpu:.1f} s CPU; "
                  f"{made['pairs']} pairs share code, {made['flagged']} flagged, {pages} side-by-side pages; other "
                  f"processes used {others:.2f} of the machine's CPUs meanwhile")
     if dolos_dir:
@@ -214,6 +227,10 @@ def main(argv=None) -> int:
                 f"@dodona/dolos-lib {json.loads((args.dolos / 'node_modules/@dodona/dolos-lib/package.json').read_text())['version']}"
                 if args.dolos else ""),
              f"# load average at start: {os.getloadavg()[0]:.2f}"]
+    if args.dolos:
+        lines.append("# Dolos installed in DIR with: npm install @dodona/dolos-lib; npm install-scripts approve --all; "
+                     "npm rebuild (npm 11 runs no install scripts by default; the rebuild compiles its tree-sitter "
+                     "grammars with node-gyp: a C/C++ toolchain and Node's headers are needed)")
     planted_section(lines, args.dolos)
     scale_section(lines, args.n, args.dolos)
     text = "\n".join(lines) + "\n"
