@@ -195,7 +195,8 @@ def main(argv=None) -> int:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     print(f"{summary.graded} graded, {summary.skipped} unchanged; statuses: "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f"\ngrades: {summary.csv}\nlog: "
-          f"{summary.out / 'autograde.log'}")
+          f"{summary.out / 'autograde.log'}"
+          + (f"\nclass report: {summary.out / 'report.html'}" if (summary.out / "report.html").exists() else ""))
     if summary.warnings:
         print("WARNING: graded WITHOUT a sandbox (see the log)", file=sys.stderr)
     return 1 if summary.failed_to_record else 0

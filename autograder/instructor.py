@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,7 +147,14 @@ def after_grading(opts, course, out: Path, subs: dict) -> None:
     extras = getattr(opts, "extras", None) or Extras()
     try:
         run = load(out, opts.assignment)
-        made = produce(run, extras, lms=opts.lms, subs=subs, db_url=course.db_url)
+        try:
+            made = produce(run, extras, lms=opts.lms, subs=subs, db_url=course.db_url)
+        except late_mod.LateError as exc:   # e.g. no due date anywhere: the grades stand, without a penalty
+            warning = f"late penalty NOT applied: {exc}; grades.csv has no penalty; run `python -m autograder report`"
+            log.warning(warning)
+            print(f"WARNING: {warning}", file=sys.stderr)
+            made = produce(run, Extras(export=extras.export, missing=extras.missing,
+                                       export_column=extras.export_column), lms=opts.lms, subs=subs)
         log.info("class report: %s%s", made["report"], f"; LMS import file: {made['export']}" if made.get("export") else "")
     except RunError as exc:
         log.info("no class report: %s", exc)

@@ -411,8 +411,9 @@ def test_canvas_round_trip_late_missing_and_student_files(tmp_path):
 
 
 def test_moodle_round_trip_with_timestamps(tmp_path):
-    """A Moodle 'Download all submissions' archive -> grade --export moodle -> the grading worksheet that
-    'Upload grading worksheet' reads: 'Participant <id>' identifiers, Grade, Last modified (grade)."""
+    """A Moodle 'Download all submissions' archive -> grade -> report --export moodle -> the grading worksheet
+    that 'Upload grading worksheet' reads: 'Participant <id>' identifiers, Grade, Last modified (grade); the
+    lateness from the archive's times."""
     NB = "zz07.ipynb"
     folder = synth.course(tmp_path, "zz07", _tiny)
     good = synth.submission(folder)[NB]
@@ -420,10 +421,16 @@ def test_moodle_round_trip_with_timestamps(tmp_path):
         f"Jane Doe_1201_assignsubmission_file_/{NB}": good,
         f"John Smith_1202_assignsubmission_file_/{NB}": good,
     }, times={f"John Smith_1202_assignsubmission_file_/{NB}": (2026, 3, 3, 11, 0, 0)})   # 2 days and 1 hour late
-    out = tmp_path / "out"
-    proc = _cli("grade", "zz07", "--submissions", z, "--lms", "moodle", "--config", tmp_path / "nbgrader_config.py",
-                "--out", out, "--feedback-dir", tmp_path / "feedback", "--workers", "2", "--export", "moodle",
-                "--due", "2026-03-01T10:00", "--late-penalty", "10%/day")
+    out, cfg = tmp_path / "out", tmp_path / "nbgrader_config.py"
+    # a penalty without any due date (none given, none in the gradebook): graded all the same, with a warning
+    proc = _cli("grade", "zz07", "--submissions", z, "--lms", "moodle", "--config", cfg, "--out", out,
+                "--feedback-dir", tmp_path / "feedback", "--workers", "2", "--late-penalty", "10%/day")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "WARNING: late penalty NOT applied" in proc.stderr and "needs a due date" in proc.stderr
+    assert list(_rows(out / "grades.csv")[0]) == CSV_FIELDS and (out / "report.html").exists()
+    # then the policy, with its due date, and the worksheet: without grading again
+    proc = _cli("report", "zz07", "--submissions", z, "--lms", "moodle", "--config", cfg, "--out", out,
+                "--export", "moodle", "--due", "2026-03-01T10:00", "--late-penalty", "10%/day")
     assert proc.returncode == 0, proc.stderr[-3000:]
     sheet = _rows(out / "moodle-grading-worksheet.csv")
     assert {"Identifier", "Grade", "Last modified (grade)"} <= set(sheet[0])     # what Moodle's importer needs
