@@ -21,6 +21,7 @@ from pathlib import Path
 
 from . import late as late_mod
 from . import lms_export, report
+from .feedback import _e
 from .results import Run, RunError, load, number
 
 log = logging.getLogger("autograder")
@@ -114,32 +115,45 @@ def produce(run: Run, extras: Extras, *, lms: str = "nbgrader", subs: dict | Non
     out: dict = {"charges": charged, "left_out": []}
     if extras.late_penalty:
         write_grades_with_penalty(run, charged)
-    note = ""
+    note, failed = "", None
     if extras.export:
-        grades = {}
-        for r in run.rows:
-            s = r.get("student", "")
-            if r.get("status") in ("missing", "invalid"):
-                grades[s] = 0.0 if extras.missing == "zero" else None
-            else:
-                c = charged.get(s)
-                grades[s] = round(number(r.get("score")) - (c.penalty if c else 0.0), 6)
-        path = run.out / lms_export.FILE_NAMES[extras.export]
-        out["export"], out["left_out"] = lms_export.write(extras.export, path, grades, names=names,
-                                                          column=extras.export_column or run.assignment,
-                                                          max_score=run.max_score)
-        if out["left_out"] and len(out["left_out"]) == len(grades):
-            raise lms_export.ExportError(
-                f"no student id of {run.assignment} is a {extras.export.capitalize()} id (e.g. "
-                f"{out['left_out'][0][0]!r}): --export {extras.export} needs a class graded from a "
-                f"{extras.export.capitalize()} download (--lms {extras.export})")
-        note = (f"LMS import file: <code>{report._e(path.name)}</code> ({len(grades) - len(out['left_out'])} "
-                f"rows for {extras.export.capitalize()}, missing/invalid as {extras.missing})")
-        if out["left_out"]:
-            note += "; left out: " + ", ".join(f"{report._e(s)} ({report._e(why)})" for s, why in out["left_out"][:10])
+        try:
+            note = _export(run, extras, out, charged, names)
+        except lms_export.ExportError as exc:   # the report is still written, and says so
+            failed, note = exc, f"LMS import file NOT written: {_e(exc)}"
     out["report"] = report.write(run, charges=charged, policy_text=policy_text, due_text=due_text, names=names,
                                  export_note=note)
+    if failed is not None:
+        raise failed
     return out
+
+
+def _export(run: Run, extras: Extras, out: dict, charged: dict, names: dict) -> str:
+    """Write the LMS file; the line the report shows about it."""
+    grades = {}
+    for r in run.rows:
+        s = r.get("student", "")
+        if r.get("status") in ("missing", "invalid"):
+            grades[s] = 0.0 if extras.missing == "zero" else None
+        else:
+            c = charged.get(s)
+            grades[s] = round(number(r.get("score")) - (c.penalty if c else 0.0), 6)
+    path = run.out / lms_export.FILE_NAMES[extras.export]
+    out["export"], out["left_out"] = lms_export.write(extras.export, path, grades, names=names,
+                                                      column=extras.export_column or run.assignment,
+                                                      max_score=run.max_score)
+    if out["left_out"] and len(out["left_out"]) == len(grades):
+        path.unlink(missing_ok=True)
+        out.pop("export")
+        raise lms_export.ExportError(
+            f"no student id of {run.assignment} is a {extras.export.capitalize()} id (e.g. "
+            f"{out['left_out'][0][0]!r}): --export {extras.export} needs a class graded from a "
+            f"{extras.export.capitalize()} download (--lms {extras.export})")
+    note = (f"LMS import file: <code>{_e(path.name)}</code> ({len(grades) - len(out['left_out'])} "
+            f"rows for {extras.export.capitalize()}, missing/invalid as {extras.missing})")
+    if out["left_out"]:
+        note += "; left out: " + ", ".join(f"{_e(s)} ({_e(why)})" for s, why in out["left_out"][:10])
+    return note
 
 
 def after_grading(opts, course, out: Path, subs: dict) -> None:
@@ -149,6 +163,10 @@ def after_grading(opts, course, out: Path, subs: dict) -> None:
         run = load(out, opts.assignment)
         try:
             made = produce(run, extras, lms=opts.lms, subs=subs, db_url=course.db_url)
+        except lms_export.ExportError as exc:   # the report is written; the grades stand
+            log.warning("LMS import file NOT written: %s", exc)
+            print(f"WARNING: LMS import file NOT written: {exc}", file=sys.stderr)
+            return
         except late_mod.LateError as exc:   # e.g. no due date anywhere: the grades stand, without a penalty
             warning = f"late penalty NOT applied: {exc}; grades.csv has no penalty; run `python -m autograder report`"
             log.warning(warning)
