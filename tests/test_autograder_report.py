@@ -450,14 +450,26 @@ def _one_line_error(proc):
     return lines[0]
 
 
-def test_bad_input_gives_one_line_and_a_non_zero_exit(tmp_path):
+def _in_process(capsys, *args):
+    """The command's ``main`` in this process (as the CLI runs it, minus starting Python and importing torch)."""
+    from autograder.__main__ import main
+
+    capsys.readouterr()
+    rc = main([str(a) for a in args])
+    return subprocess.CompletedProcess(args, rc, "", capsys.readouterr().err)
+
+
+def test_bad_input_gives_one_line_and_a_non_zero_exit(tmp_path, capsys):
+    """A few through a real process (nothing but one line on stderr, whatever Python prints), the rest through
+    the same ``main`` in this process."""
     out = _synthetic_class(tmp_path)
+    run = lambda *a: _in_process(capsys, *a)  # noqa: E731
     cfg = ["--config", tmp_path / "nope.py", "--course-root", tmp_path]
     assert "does not exist" in _one_line_error(_cli("report", "zz09", *cfg, "--out", tmp_path / "none"))
-    assert "no graded run of ch99" in _one_line_error(_cli("report", "ch99", *cfg))          # unknown assignment
+    assert "no graded run of ch99" in _one_line_error(run("report", "ch99", *cfg))          # unknown assignment
     (tmp_path / "empty").mkdir()
-    assert "state.jsonl does not exist" in _one_line_error(_cli("report", "zz09", "--out", tmp_path / "empty"))
-    assert "holds grades of zz09, not of zz10" in _one_line_error(_cli("report", "zz10", "--out", out))
+    assert "state.jsonl does not exist" in _one_line_error(run("report", "zz09", "--out", tmp_path / "empty"))
+    assert "holds grades of zz09, not of zz10" in _one_line_error(run("report", "zz10", "--out", out))
     torn = tmp_path / "torn"
     shutil.copytree(out, torn)
     with open(torn / "state.jsonl", "ab") as f:
@@ -465,21 +477,22 @@ def test_bad_input_gives_one_line_and_a_non_zero_exit(tmp_path):
     assert "incomplete" in _one_line_error(_cli("report", "zz09", "--out", torn))
     with open(torn / "state.jsonl", "ab") as f:      # a later run ended the torn line and went on: fine
         f.write(b"\n" + json.dumps(_record("gus", "ok", {"t1": 1.0, "t2": 1.0})).encode() + b"\n")
-    assert _cli("report", "zz09", "--out", torn).returncode == 0
+    assert run("report", "zz09", "--out", torn).returncode == 0
     assert "incomplete line(s) of state.jsonl skipped" in (torn / "report.html").read_text()
     empty = tmp_path / "class0"
     empty.mkdir()
     (empty / "state.jsonl").write_text("")
-    assert "no graded submission" in _one_line_error(_cli("report", "zz09", "--out", empty))
+    assert "no graded submission" in _one_line_error(run("report", "zz09", "--out", empty))
     for bad, words in [(["--late-penalty", "ten%/day"], "RATE/UNIT"), (["--due", "tomorrow"], "ISO 8601"),
                        (["--late-penalty", "10%/day"], "needs a due date"),
                        (["--export", "canvas"], "needs a class graded from a Canvas download")]:
-        assert words in _one_line_error(_cli("report", "zz09", "--out", out, *bad)), bad
+        assert words in _one_line_error(run("report", "zz09", "--out", out, *bad)), bad
+    assert not (out / "canvas-import.csv").exists()
     assert "RATE/UNIT" in _one_line_error(_cli("grade", "zz09", "--submissions", tmp_path, "--late-penalty", "x"))
     # similar
     assert "does not exist" in _one_line_error(_cli("similar", "ch02", "--submissions", tmp_path / "nowhere"))
     (tmp_path / "subs" / "ann" / "ch99").mkdir(parents=True)
-    assert "unknown assignment 'ch99'" in _one_line_error(_cli("similar", "ch99", "--submissions", tmp_path / "subs",
-                                                               "--out", tmp_path / "o"))
-    assert "nothing to compare" in _one_line_error(_cli("similar", "ch02", "--submissions", tmp_path / "subs",
-                                                        "--out", tmp_path / "o"))
+    assert "unknown assignment 'ch99'" in _one_line_error(run("similar", "ch99", "--submissions", tmp_path / "subs",
+                                                              "--out", tmp_path / "o"))
+    assert "nothing to compare" in _one_line_error(run("similar", "ch02", "--submissions", tmp_path / "subs",
+                                                       "--out", tmp_path / "o"))
