@@ -68,15 +68,16 @@ def _parser() -> argparse.ArgumentParser:
                                       "from its state.jsonl and grades.csv; no grading")
     r.add_argument("assignment")
     _course_options(r)
-    r.add_argument("--submissions", type=Path, help="the graded download again, for the LMS's names and LATE marks")
-    r.add_argument("--lms", choices=["nbgrader", "canvas", "moodle"], default="nbgrader")
+    r.add_argument("--submissions", type=Path, help="the graded download, for the LMS's names and LATE marks "
+                                                     "(default: what the last grade run read)")
+    r.add_argument("--lms", choices=["nbgrader", "canvas", "moodle"], help="default: the last grade run's")
     r.add_argument("--zip-regexp")
     _instructor_options(r)
     m = sub.add_parser("similar", help="rank pairs of students by how much of their answer cells they share "
                                        "(the handed-out notebook and the reference solution do not count)")
     m.add_argument("assignment")
-    m.add_argument("--submissions", required=True, type=Path, help="as for grade")
-    m.add_argument("--lms", choices=["nbgrader", "canvas", "moodle"], default="nbgrader")
+    m.add_argument("--submissions", type=Path, help="as for grade (default: what the last grade run read)")
+    m.add_argument("--lms", choices=["nbgrader", "canvas", "moodle"], help="default: the last grade run's")
     m.add_argument("--zip-regexp")
     _course_options(m)
     from .similarity import MIN_TOKENS, THRESHOLD
@@ -209,8 +210,16 @@ def _instructor_command(args) -> int:
 
         course = batch.load_course(args.config, args.course_root, args.source)
         out = Path(args.out) if args.out else course.root / "autograded" / "_autograder" / args.assignment
+        from .instructor import saved_inputs
+
+        saved = saved_inputs(out, args.assignment)
+        if args.submissions is None and saved.get("submissions") and Path(saved["submissions"]).exists():
+            args.submissions, args.zip_regexp = Path(saved["submissions"]), args.zip_regexp or saved.get("zip_regexp")
+        args.lms = args.lms or saved.get("lms") or "nbgrader"
+        if args.command == "similar" and args.submissions is None:
+            raise ValueError(f"similar needs --submissions (no grade run of {args.assignment} in {out} to take it from)")
         subs = None
-        if args.command == "similar" or args.submissions:
+        if args.submissions:
             from .submissions import collect
 
             subs = collect(Path(args.submissions), args.assignment, args.zip_regexp or course.zip_regexp,

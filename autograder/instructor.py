@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
 import sys
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from .results import Run, RunError, load, number
 
 log = logging.getLogger("autograder")
 PENALTY_FIELDS = ["submitted_at", "late_by", "penalty", "final_score"]
+INPUTS = "graded-from.json"   # what the last grade run read: `report` and `similar` default to it
 
 
 @dataclass
@@ -156,10 +158,28 @@ def _export(run: Run, extras: Extras, out: dict, charged: dict, names: dict) -> 
     return note
 
 
+def save_inputs(out: Path, opts) -> None:
+    """Remember where the grade run read its submissions and how (``--lms``): ``report`` then needs neither (a
+    Canvas download's dates are not submission times, so reading it as nbgrader's would charge everyone late)."""
+    data = {"assignment": opts.assignment, "submissions": str(Path(opts.submissions).resolve()), "lms": opts.lms,
+            "zip_regexp": opts.zip_regexp}
+    (Path(out) / INPUTS).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def saved_inputs(out: Path, assignment: str) -> dict:
+    """What :func:`save_inputs` wrote for ``assignment``, or ``{}``."""
+    try:
+        data = json.loads((Path(out) / INPUTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and data.get("assignment") == assignment else {}
+
+
 def after_grading(opts, course, out: Path, subs: dict) -> None:
     """The grade command's last step (``autograder.batch._run``): never raises, so no grade is ever lost here."""
     extras = getattr(opts, "extras", None) or Extras()
     try:
+        save_inputs(out, opts)
         run = load(out, opts.assignment)
         try:
             made = produce(run, extras, lms=opts.lms, subs=subs, db_url=course.db_url)

@@ -113,7 +113,12 @@ def parse_time(text: str | None) -> datetime | None:
     try:
         t = datetime.fromisoformat(s.replace("T", " ", 1) if "T" in s else s)
     except ValueError:
-        return None
+        try:   # what nbgrader itself accepts in timestamp.txt (dateutil: "2026-03-01 10:00:00 PST", ...)
+            from nbgrader.utils import parse_utc
+
+            return parse_utc(str(text).strip())
+        except Exception:  # noqa: BLE001 - unreadable: the caller says so
+            return None
     if utc and t.tzinfo is None:
         t = t.replace(tzinfo=timezone.utc)
     return t
@@ -168,6 +173,8 @@ def charge(policy: Policy | None, due: datetime | None, *, timestamp: str | None
     if status in ("missing", "invalid"):
         return c
     when = None if lms == "canvas" else parse_time(timestamp)   # Canvas's archive dates are the download's
+    if timestamp and when is None and lms != "canvas":
+        c.note = f"submission time {timestamp!r} unreadable: not checked"
     if when is not None and due is not None:
         secs = _lateness(when, due)
         if secs > 0:

@@ -387,6 +387,12 @@ def build(run: Run, *, charges: dict | None = None, policy_text: str = "", due_t
     # ---- late
     parts.append("<h2 id='late'>Late submissions</h2>")
     late = {s: c for s, c in (charges or {}).items() if c.late}
+    unread = sorted(s for s, c in (charges or {}).items() if not c.late and c.note)
+    if unread:
+        parts.append(f"<p class='flag'>Not checked for lateness (time unreadable): {_names_cell(unread, names)}.</p>")
+    if charges and not any(c.submitted_at for c in charges.values()) and not late:
+        parts.append("<p>No submission time was kept for any student (a folder without nbgrader's timestamp.txt, "
+                     "or a Canvas download: only its LATE marks count).</p>")
     if not charges:
         parts.append("<p>Not checked (no <code>--late-penalty</code> or <code>--due</code> given).</p>")
     elif not late:

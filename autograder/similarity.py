@@ -71,14 +71,12 @@ def reference_and_stub(source: str) -> tuple[str, str]:
 def answers_of(files: dict, instructor: dict) -> list:
     """``[(notebook, grade_id, code)]`` of a submission's solution cells, in the instructor's order.
     ``files``: ``{notebook file: bytes}``; ``instructor``: ``{notebook file: assemble.Notebook}``. A notebook
-    that cannot be read contributes nothing (the grader reports it)."""
+    submitted under another name is found by its cells' grade ids, as the grader finds it; one that cannot be
+    read contributes nothing (the grader reports it)."""
     from .assemble import InvalidNotebook, parse_notebook
 
-    out = []
-    for name, inb in instructor.items():
-        data = files.get(name)
-        if data is None:
-            continue
+    parsed = {}
+    for name, data in files.items():
         try:
             nb = parse_notebook(data)
         except InvalidNotebook:
@@ -87,9 +85,15 @@ def answers_of(files: dict, instructor: dict) -> list:
         for c in nb.cells:   # the last copy of a duplicated cell, as the grader runs it
             if c.grade_id and c.cell_type == "code":
                 mine[c.grade_id] = c.source
-        for c in inb.cells:
-            if c.is_solution and c.cell_type == "code" and c.grade_id in mine:
-                out.append((name, c.grade_id, mine[c.grade_id]))
+        parsed[name] = mine
+    out = []
+    for name, inb in instructor.items():
+        wanted = [c.grade_id for c in inb.cells if c.is_solution and c.cell_type == "code"]
+        mine = parsed.get(name)
+        if mine is None:   # renamed: the submitted file that holds most of this notebook's answer cells
+            best = max(parsed.items(), key=lambda kv: sum(g in kv[1] for g in wanted), default=(None, {}))
+            mine = best[1] if any(g in best[1] for g in wanted) else {}
+        out.extend((name, g, mine[g]) for g in wanted if g in mine)
     return out
 
 

@@ -392,19 +392,18 @@ def test_canvas_round_trip_late_missing_and_student_files(tmp_path):
         ("0.2", "1.8", "late (time unknown)")
     report = (out / "report.html").read_text()
     assert "anon_Xy12Z" in report and "not a Canvas user id" in report and "late (time unknown)" in report
-    # again without grading: --missing zero
-    assert _cli("report", "zz07", "--config", tmp_path / "nbgrader_config.py", "--out", out, "--submissions", z,
-                "--lms", "canvas", "--export", "canvas", "--missing", "zero").returncode == 0
+    # again without grading, --missing zero; the download and --lms canvas are the grade run's (graded-from.json)
+    assert _cli("report", "zz07", "--config", tmp_path / "nbgrader_config.py", "--out", out, "--export", "canvas",
+                "--missing", "zero", "--late-penalty", "10%/day").returncode == 0
     again = {r[1]: r for r in list(csv.reader(open(out / "canvas-import.csv", newline="")))[1:]}
-    assert again["1004"][5] == "0" and again["1005"][5] == "0" and again["1002"][5] == "2"   # no penalty asked
+    assert again["1004"][5] == "0" and again["1005"][5] == "0" and again["1002"][5] == "1.8"   # still LATE
     # student-facing files: nothing of the report or the similarity run, before or after
     pages = sorted(p.relative_to(feedback).as_posix() for p in feedback.rglob("*") if p.is_file())
     assert pages and all(p.endswith(f"/zz07/{NB[:-6]}.html") for p in pages), pages
     assert not any("instructor only" in (feedback / p).read_text().lower() for p in pages)
     before = _snapshot(feedback) | {"grades": hashlib.sha256((out / "grades.csv").read_bytes()).hexdigest()}
     assert _cli("report", "zz07", "--config", tmp_path / "nbgrader_config.py", "--out", out).returncode == 0
-    assert _cli("similar", "zz07", "--config", tmp_path / "nbgrader_config.py", "--out", out, "--submissions", z,
-                "--lms", "canvas").returncode == 0
+    assert _cli("similar", "zz07", "--config", tmp_path / "nbgrader_config.py", "--out", out).returncode == 0
     after = _snapshot(feedback) | {"grades": hashlib.sha256((out / "grades.csv").read_bytes()).hexdigest()}
     assert before == after
     assert (out / "similarity" / "index.html").exists() and not (feedback / "similarity").exists()
