@@ -219,6 +219,21 @@ def test_late_policy_syntax():
             parse_policy(bad)
 
 
+def test_due_date_defaults_to_the_gradebooks(tmp_path):
+    from datetime import datetime, timezone
+
+    from nbgrader.api import Gradebook
+
+    from autograder.late import due_from_gradebook
+
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url) as gb:
+        gb.update_or_create_assignment("zz08", duedate=datetime(2026, 3, 1, 22, 59))
+        gb.update_or_create_assignment("zz09")
+    assert due_from_gradebook(url, "zz08") == datetime(2026, 3, 1, 22, 59, tzinfo=timezone.utc)   # nbgrader: UTC
+    assert due_from_gradebook(url, "zz09") is None and due_from_gradebook(url, "nope") is None
+
+
 # ------------------------------------------------------------------------------------------- in Chromium
 def _axe_source() -> str:
     data = AXE.read_bytes()
