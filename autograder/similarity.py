@@ -298,6 +298,7 @@ def run(assignment: str, source: Path, subs: dict, out: Path, *, threshold: floa
         old.unlink()
     flagged = [p for p in pairs if p.flagged(threshold, min_tokens)]
     flagged_ids = {id(p) for p in flagged}
+    pairs = flagged + [p for p in pairs if id(p) not in flagged_ids]   # the flagged ones first, best first
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["rank", "student_a", "student_b", "score", "share_of_a", "share_of_b", "shared_tokens", "flagged",
@@ -319,14 +320,16 @@ def run(assignment: str, source: Path, subs: dict, out: Path, *, threshold: floa
         if page or k <= 50:
             rows.append(f"<tr><td class='num'>{k}</td><td>{_e(p.a)}</td><td>{_e(p.b)}</td>"
                         f"<td class='num'>{p.score:.2f}</td><td class='num'>{p.shared}</td><td>"
-                        + (f"<a class='flag' href='{_e(page)}'>flagged: side by side</a>" if page else "") + "</td></tr>")
+                        + (f"<a class='flag' href='{_e(page)}'>flagged: {_e(p.a)} and {_e(p.b)} side by side</a>" if page
+                           else "") + "</td></tr>")
     (out / "pairs.csv").write_text(buf.getvalue(), encoding="utf-8")
-    body = (f"<p>{len(students)} students with answers of their own or not; {len(pairs)} pairs share some code; "
+    body = (f"<p>{len(students)} students compared; {len(pairs)} pairs share some code; "
             f"<strong>{len(flagged)} flagged</strong> (score at least {threshold:g} and at least {min_tokens} "
             "characters of tokenized code shared). Score: the larger of the two shares of a student's own code "
             "(answer cells, the reference solution and the handed-out notebook removed) found in the other's. "
             "All pairs are in <code>pairs.csv</code>.</p>"
-            "<table><caption>Pairs, most similar first (the first 50, and every flagged one)</caption><thead><tr>"
+            "<table><caption>Pairs: the flagged ones, then the most similar of the others (every flagged one, and "
+            "50 in all at least)</caption><thead><tr>"
             "<th scope='col'>rank</th><th scope='col'>student</th><th scope='col'>student</th>"
             "<th scope='col'>score</th><th scope='col'>shared</th><th scope='col'>page</th></tr></thead><tbody>"
             + "".join(rows) + "</tbody></table>")
