@@ -1,5 +1,7 @@
 """``python -m autograder grade ASSIGNMENT --submissions DIR|ARCHIVE.zip [options]`` (from the repository root);
-``python -m autograder worker --queue redis://HOST/0 --store-url postgresql+psycopg2://...`` (distributed mode).
+``python -m autograder worker --queue redis://HOST/0 --store-url postgresql+psycopg2://...`` (distributed mode);
+``python -m autograder report ASSIGNMENT`` (the class report, late penalties, the LMS import file, again);
+``python -m autograder similar ASSIGNMENT --submissions ...`` (pairs of students whose answers look copied).
 
 See README.md ("Grading a whole class safely") and :mod:`autograder` for the design and the threat model.
 """
@@ -61,6 +63,28 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--store-url", metavar="URL", default=os.environ.get("AUTOGRADER_STORE_URL"),
                    help="distributed mode: PostgreSQL database for bundles, submissions and results "
                         "(default: the gradebook's db_url; env AUTOGRADER_STORE_URL)")
+    _instructor_options(g)
+    r = sub.add_parser("report", help="the class report (and late penalties, LMS import file) of a graded run, "
+                                      "from its state.jsonl and grades.csv; no grading")
+    r.add_argument("assignment")
+    _course_options(r)
+    r.add_argument("--submissions", type=Path, help="the graded download, for the LMS's names and LATE marks "
+                                                     "(default: what the last grade run read)")
+    r.add_argument("--lms", choices=["nbgrader", "canvas", "moodle"], help="default: the last grade run's")
+    r.add_argument("--zip-regexp")
+    _instructor_options(r)
+    m = sub.add_parser("similar", help="rank pairs of students by how much of their answer cells they share "
+                                       "(the handed-out notebook and the reference solution do not count)")
+    m.add_argument("assignment")
+    m.add_argument("--submissions", type=Path, help="as for grade (default: what the last grade run read)")
+    m.add_argument("--lms", choices=["nbgrader", "canvas", "moodle"], help="default: the last grade run's")
+    m.add_argument("--zip-regexp")
+    _course_options(m)
+    from .similarity import MIN_TOKENS, THRESHOLD
+    m.add_argument("--threshold", type=float, default=THRESHOLD,
+                   help=f"flag a pair when one student's own code is at least this share in the other's (default {THRESHOLD})")
+    m.add_argument("--min-tokens", type=int, default=MIN_TOKENS,
+                   help=f"and they share at least this many characters of tokenized code (default {MIN_TOKENS})")
     w = sub.add_parser("worker", help="distributed mode: grade the submissions that `grade --queue` enqueues")
     w.add_argument("--queue", metavar="URL", default=os.environ.get("AUTOGRADER_QUEUE"),
                    help="the Celery broker, e.g. redis://HOST:6379/0 (env AUTOGRADER_QUEUE)")
@@ -77,6 +101,36 @@ def _parser() -> argparse.ArgumentParser:
                         "worker; must exceed the longest grading (default 3600)")
     w.add_argument("--loglevel", default="INFO")
     return p
+
+
+def _course_options(p) -> None:
+    p.add_argument("--config", type=Path, help="nbgrader config file (default: autograder/nbgrader_config.py)")
+    p.add_argument("--course-root", type=Path, help="course root (default: from the config)")
+    p.add_argument("--source", help="source folder name under the root (default: from the config)")
+    p.add_argument("--out", type=Path, help="the grade run's folder (default: <root>/autograded/_autograder/<assignment>)")
+
+
+def _instructor_options(p) -> None:
+    p.add_argument("--late-penalty", metavar="RATE/UNIT[,max=CAP][,grace=D]",
+                   help="take late submissions' points off, e.g. '10%%/day,max=50%%' or '2pt/hour,grace=15m' (every "
+                        "unit begun counts); shown in grades.csv (penalty, final_score), the report and the export")
+    p.add_argument("--due", help="due date, ISO 8601 (2026-03-01T23:59[+01:00]); default: the gradebook's")
+    p.add_argument("--export", choices=["canvas", "moodle"],
+                   help="also write the LMS's grade import file (Canvas gradebook CSV, Moodle grading worksheet) "
+                        "beside grades.csv, keyed by the ids of its download")
+    p.add_argument("--missing", choices=["zero", "blank"], default="zero",
+                   help="the export's grade for a missing or invalid submission (blank: leave the LMS's grade)")
+    p.add_argument("--export-column", help="Canvas's assignment column, e.g. 'Chapter 2 (12345)' (default: the "
+                                           "assignment's name)")
+
+
+def _extras(args):
+    from .instructor import Extras
+
+    extras = Extras(late_penalty=args.late_penalty, due=args.due, export=args.export, missing=args.missing,
+                    export_column=args.export_column)
+    extras.check()
+    return extras
 
 
 def options(argv=None):
@@ -98,7 +152,8 @@ def _options(args):
         sandbox="bwrap" if args.require_sandbox else args.sandbox, limits=limits, time_factor=args.time_factor,
         zip_regexp=args.zip_regexp, lms=args.lms,
         students=args.students.split(",") if args.students else None, feedback_dir=args.feedback_dir,
-        cache_dir=args.cache_dir, queue=args.queue, store_url=args.store_url, warm=not args.cold)
+        cache_dir=args.cache_dir, queue=args.queue, store_url=args.store_url, warm=not args.cold,
+        extras=_extras(args))
     return opts
 
 
@@ -120,7 +175,13 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     if args.command == "worker":
         return _worker(args)
-    opts = _options(args)
+    if args.command in ("report", "similar"):
+        return _instructor_command(args)
+    try:
+        opts = _options(args)
+    except ValueError as exc:   # a late policy, due date or export option that cannot work: before grading
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 2
     from . import batch
     try:
         summary = batch.run(opts)
@@ -135,10 +196,52 @@ def main(argv=None) -> int:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     print(f"{summary.graded} graded, {summary.skipped} unchanged; statuses: "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f"\ngrades: {summary.csv}\nlog: "
-          f"{summary.out / 'autograde.log'}")
+          f"{summary.out / 'autograde.log'}"
+          + (f"\nclass report: {summary.out / 'report.html'}" if (summary.out / "report.html").exists() else ""))
     if summary.warnings:
         print("WARNING: graded WITHOUT a sandbox (see the log)", file=sys.stderr)
     return 1 if summary.failed_to_record else 0
+
+
+def _instructor_command(args) -> int:
+    """``report`` and ``similar``: one line on the terminal for every problem, never a traceback."""
+    try:
+        from . import batch
+
+        course = batch.load_course(args.config, args.course_root, args.source)
+        out = Path(args.out) if args.out else course.root / "autograded" / "_autograder" / args.assignment
+        from .instructor import saved_inputs
+
+        saved = saved_inputs(out, args.assignment)
+        if args.submissions is None and saved.get("submissions") and Path(saved["submissions"]).exists():
+            args.submissions, args.zip_regexp = Path(saved["submissions"]), args.zip_regexp or saved.get("zip_regexp")
+        args.lms = args.lms or saved.get("lms") or "nbgrader"
+        if args.command == "similar" and args.submissions is None:
+            raise ValueError(f"similar needs --submissions (no grade run of {args.assignment} in {out} to take it from)")
+        subs = None
+        if args.submissions:
+            from .submissions import collect
+
+            subs = collect(Path(args.submissions), args.assignment, args.zip_regexp or course.zip_regexp,
+                           lms=args.lms, notebooks=[p.name for p in (course.source_dir / args.assignment).glob("*.ipynb")])
+        if args.command == "similar":
+            from . import similarity
+
+            made = similarity.run(args.assignment, course.source_dir / args.assignment, subs, out / "similarity",
+                                  threshold=args.threshold, min_tokens=args.min_tokens)
+            print(f"{made['students']} students, {made['pairs']} pairs share code, {made['flagged']} flagged "
+                  f"(threshold {args.threshold:g}, at least {args.min_tokens} tokens)\nranked list: {made['index']}")
+            return 0
+        from . import instructor
+        from .results import load
+
+        extras = _extras(args)
+        made = instructor.produce(load(out, args.assignment), extras, lms=args.lms, subs=subs, db_url=course.db_url)
+        print(f"class report: {made['report']}" + (f"\nLMS import file: {made['export']}" if made.get("export") else ""))
+        return 0
+    except Exception as exc:  # noqa: BLE001 - one clear line
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 2
 
 
 def _worker(args) -> int:

@@ -322,6 +322,7 @@ class Options:
     queue: str | None = None          # broker URL (redis://...): distributed mode, see autograder/distributed.py
     store_url: str | None = None      # distributed mode's shared store (default: the gradebook's db_url)
     warm: bool = True                 # warm sandboxes: libraries imported once per slot, a fork per submission
+    extras: object = None             # autograder.instructor.Extras: late penalty, due date, LMS export
 
 
 @dataclass
@@ -470,6 +471,8 @@ def _run(opts: Options, course: Course, out: Path, t0: float) -> Summary:  # noq
         summary.rows = rows()
         write_csv(rows_path, summary.rows)
         state.close()
+        from . import instructor   # the class report, late penalties, the LMS file: never loses a grade
+        instructor.after_grading(opts, course, out, subs)
     finally:
         gb.close()
         sandbox.close()

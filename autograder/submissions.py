@@ -74,6 +74,7 @@ class Submission:
     invalid: str | None = None                     # set when files were refused and none is left to grade
     identified: bool = True                        # False: a row for something that names no student
     display: str = ""                              # the LMS's name for the student (logged, not written out)
+    late: bool = False                             # the LMS marked the submission late (Canvas's _LATE_)
 
     def content_hash(self) -> str:
         h = hashlib.sha256()
@@ -208,6 +209,7 @@ class Parsed:
     timestamp: datetime | None = None
     order: int = 0               # a later upload of the same file name (Canvas's -N) sorts after
     display: str = ""
+    late: bool = False           # Canvas's LATE marker
 
 
 def _parse_nbgrader(name: str, regexp: re.Pattern, assignment: str, layout: bool = True) -> Parsed | None:
@@ -248,7 +250,8 @@ def _parse_canvas(name: str, notebooks) -> Parsed | None:
     if r and (r.group("stem") + r.group("ext")) in set(notebooks or ()):
         file_name, order = r.group("stem") + r.group("ext"), int(r.group("n"))   # Canvas's re-upload suffix
     display = (m.group("name") or "") + (" (late)" if m.group("late") else "")
-    return Parsed(m.group("uid"), file_name, f"{m.group('name') or ''}_{m.group('uid')}", None, order, display)
+    return Parsed(m.group("uid"), file_name, f"{m.group('name') or ''}_{m.group('uid')}", None, order, display,
+                  late=bool(m.group("late")))
 
 
 def _parse_moodle(name: str) -> tuple[Parsed | None, bool]:
@@ -356,6 +359,7 @@ def from_members(members: list, assignment: str, *, lms: str, named_regexp: str 
                 + "). The pattern cuts student ids short; nothing was graded. Give a --zip-regexp whose "
                 "(?P<student_id>...) group takes the whole id.")
         sub = sub_for(student, m, parsed)
+        sub.late = sub.late or parsed.late
         if why_unsafe or m.kind != "file":
             why = f"its name is unsafe ({why_unsafe})" if why_unsafe else (
                 "it is a symbolic link" if m.kind == "link" else "it is not a regular file")

@@ -40,6 +40,28 @@ def graded():
     return out
 
 
+CLASS_BATCHES: dict = {}   # assignment -> folder of a class-grader batch graded in this session (see class_batch)
+
+
+@pytest.fixture(scope="session")
+def class_batch(request, tmp_path_factory):
+    """``get(assignment) -> folder``: where ``python -m autograder grade`` graded the harness's submissions of that
+    assignment (``out/``: state.jsonl, grades.csv, report.html; ``submitted/``; ``feedback/``;
+    ``nbgrader_config.py``). It is the batch that ``tests/test_autograder_assignments.py`` grades anyway (CI grades
+    nothing twice); only when that test did not run in this session is the batch graded here, once."""
+    def get(assignment):
+        if assignment not in CLASS_BATCHES:
+            from test_autograder_assignments import _batch
+
+            root = tmp_path_factory.mktemp(f"class-{assignment}") / assignment
+            graded = request.getfixturevalue("graded")   # only now: nbgrader grades every assignment once
+            _, _, proc = _batch(assignment, result_of(graded, assignment), root)
+            assert proc.returncode == 0, proc.stderr[-3000:]
+            CLASS_BATCHES[assignment] = root
+        return CLASS_BATCHES[assignment]
+    return get
+
+
 def result_of(graded, assignment):
     r = graded[assignment]
     if isinstance(r, Exception):

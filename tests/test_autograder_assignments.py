@@ -26,7 +26,7 @@ import pytest
 
 import harness
 from autograder import grading
-from conftest import ASSIGNMENTS, REPORTS, result_of
+from conftest import ASSIGNMENTS, CLASS_BATCHES, REPORTS, result_of
 
 CACHE = grading.REPO / ".cache" / "autograder-tests"
 pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments")
@@ -92,6 +92,7 @@ def test_class_grader_agrees_with_nbgrader(graded, assignment, tmp_path):
     log = (tmp_path / assignment / "out" / "autograde.log")
     assert proc.returncode == 0, (f"`python -m autograder grade {assignment}` failed ({proc.returncode}):\n"
                                   f"{proc.stderr[-3000:]}\n{log.read_text()[-3000:] if log.exists() else ''}")
+    CLASS_BATCHES[assignment] = tmp_path / assignment   # reused by tests/test_autograder_report.py
     problems, table = [], {}
     for student, info in result["students"].items():
         rec = records.get(student)
