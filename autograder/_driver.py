@@ -1070,6 +1070,10 @@ def _main():  # noqa: C901 - one linear procedure, kept in one place on purpose
     cfg.InteractiveShell.colors = "nocolor"
     cfg.InteractiveShell.xmode = "Plain"
     shell = InteractiveShell.instance(config=cfg)
+    # the shell puts its own names into builtins (display...): before any notebook code, so not anybody's change
+    for _i, (_n, _d, _keys, _vals, _n0, _all0) in enumerate(snap_modules):
+        if _len(_d) != _n0:
+            snap_modules[_i] = (_n, _d, _keys, _vals, _len(_d), frozenset(_d))
     user_ns = shell.user_ns
     if workdir not in sys.path:
         sys.path.append(workdir)  # at the END: a file beside the notebook never shadows a library

@@ -77,6 +77,29 @@ def checker(call: ast.AST, imports: ImportMap) -> str | None:
     return q if q and (q in ASSERT_FUNCTIONS or q.startswith(ASSERT_FUNCTION_PREFIXES)) else None
 
 
+_SIGNATURES: dict = {}
+
+
+def _label_positions(qualname: str) -> set[int]:
+    """Positions of a checking function's parameters that label a check (``name``, ``what``...), from its
+    signature: ``assert_shape(x, shape, "outputs")`` compares ``x`` with ``shape`` and is labelled "outputs"."""
+    if qualname not in _SIGNATURES:
+        import importlib
+        import inspect
+
+        out: set[int] = set()
+        mod, _, name = qualname.rpartition(".")
+        try:
+            fn = getattr(importlib.import_module(mod), name)
+            params = [p for p in inspect.signature(fn).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            out = {i for i, p in enumerate(params) if p.name in _LABEL_KWARGS or p.name in ("msg", "err_msg")}
+        except (ImportError, AttributeError, TypeError, ValueError):
+            pass
+        _SIGNATURES[qualname] = out
+    return _SIGNATURES[qualname]
+
+
 def check_operands(stmt: ast.stmt, imports: ImportMap) -> tuple[list, list, list]:
     """``(compared, labels, messages)``: the leaf expressions of a check statement as the instrumenter reports them
     (see :class:`autograder.instrument._Rewriter`), split into the values it compares, its labels (``name=``,
@@ -104,11 +127,14 @@ def check_operands(stmt: ast.stmt, imports: ImportMap) -> tuple[list, list, list
     if isinstance(stmt, ast.Assert):
         leaves(stmt.test)
         return compared, labels, [stmt.msg] if stmt.msg is not None else []
-    if isinstance(stmt, ast.Expr) and checker(stmt.value, imports):
+    qual = checker(stmt.value, imports) if isinstance(stmt, ast.Expr) else None
+    if qual:
         call = stmt.value
-        compared.extend(call.args)
+        named = _label_positions(qual)
+        for i, a in enumerate(call.args):
+            (labels if i in named else compared).append(a)
         for k in call.keywords:
-            (labels if k.arg in _LABEL_KWARGS else compared).append(k.value)
+            (labels if k.arg in _LABEL_KWARGS or k.arg in ("msg", "err_msg") else compared).append(k.value)
         return compared, labels, []
     return [], [], []
 
@@ -192,6 +218,28 @@ def _assigned(body: list) -> set:
     return out - glob
 
 
+class _CalleeReads(_Reads):
+    """The module names read by the callee expressions of the calls inside a node (``f`` in ``f(x)``, ``m`` in
+    ``m.forward(x)``), not counting names local to its functions, lambdas and comprehensions."""
+
+    def __init__(self):
+        super().__init__()
+        self.callees: set[str] = set()
+
+    def visit_Call(self, node):
+        inner = _Reads()
+        inner.local = [set().union(*self.local)]
+        inner.visit(node.func)
+        self.callees |= inner.names
+        self.generic_visit(node)
+
+
+def callee_reads(node: ast.AST) -> set[str]:
+    r = _CalleeReads()
+    r.visit(node)
+    return r.callees
+
+
 def reads(node: ast.AST) -> set[str]:
     r = _Reads()
     r.visit(node)
@@ -239,7 +287,9 @@ class Cell:
 class _Analysis:
     def __init__(self, imports: ImportMap):
         self.imports = imports
-        self.tainted: set[str] = set()      # names that hold what student code made or touched
+        self.made: set[str] = set()         # names that hold what the student's code defined or made
+        self.handed: set[str] = set()       # instructor values handed to the student's code (it may change them)
+        self.hidden_bound: set[str] = set()  # names that a hidden part last bound, outside reference blocks
         self.instructor: set[str] = set()   # names some instructor cell binds
         self.refnames: set[str] = set()     # names bound only inside reference blocks (hidden parts)
         self.hidden_defs: set[str] = set()  # functions a hidden part defines outside reference blocks
@@ -248,20 +298,23 @@ class _Analysis:
         self.errors: list[str] = []
         self.blocks = 0
         self.cell: Cell | None = None
+        self.in_hidden = False
 
     # ---- what a name holds
     def student(self, name: str) -> bool:
-        return name in self.tainted or (name not in self.instructor and name not in _BUILTINS
+        return name in self.made or (name not in self.instructor and name not in _BUILTINS
                                         and name not in self.imports and name not in self.refnames)
 
-    def touched(self, names: set, seen: set | None = None) -> bool:
-        """Whether any of these names holds (or, for a function of the notebook, reads) a student's value."""
+    def touched(self, names: set, seen: set | None = None, made: bool = False) -> bool:
+        """Whether any of these names holds (or, for a function of the notebook, reads) a student's value; with
+        ``made``, only what the student's code defined or made (not the instructor's values it was handed)."""
         seen = set() if seen is None else seen
         for n in names:
             if n in seen:
                 continue
             seen.add(n)
-            if self.student(n) or (n in self.def_reads and self.touched(self.def_reads[n], seen)):
+            if self.student(n) or (not made and n in self.handed) or (
+                    n in self.def_reads and self.touched(self.def_reads[n], seen, made)):
                 return True
         return False
 
@@ -278,7 +331,7 @@ class _Analysis:
         for cell in cells:
             self.cell = cell
             if cell.kind == "solution":
-                self.tainted |= cell.bound
+                self.made |= cell.bound
                 self.instructor -= cell.bound
                 continue
             self.block(cell.tree.body)
@@ -289,6 +342,7 @@ class _Analysis:
 
     def stmt(self, s: ast.stmt) -> None:  # noqa: C901 - one case per kind of statement
         hidden = self.hidden(s)
+        self.in_hidden = hidden
         if is_reference_block(s, self.imports):
             if hidden:
                 self.reference_block(s)
@@ -314,23 +368,23 @@ class _Analysis:
                              f"{sorted(bad)[0]}...), assert got == {sorted(bad)[0]})")
         if hidden:
             for call in (n for n in ast.walk(s) if isinstance(n, ast.Call)):
-                if isinstance(call.func, ast.Name) and call.func.id in self.helpers and (
-                        reads(call) & self.refnames or call.args):
-                    self.error(call, 4, f"`{call.func.id}` checks values itself: in a hidden part call the course's "
-                                        "checking functions (or assert) directly, with the expected values of a "
-                                        "reference block")
+                given = set().union(*(reads(a) for a in list(call.args) + [k.value for k in call.keywords]))
+                if isinstance(call.func, ast.Name) and call.func.id in self.helpers and given & self.hidden_defs:
+                    self.error(call, 4, f"`{call.func.id}` checks values itself and is given what a function of the "
+                                        "hidden part computes: compute expected values in a reference block and compare "
+                                        "them with the course's checking functions (or assert)")
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self.def_reads[s.name] = reads(s)
             if _is_check_helper(s, self.imports):
                 self.helpers.add(s.name)
             else:
                 self.helpers.discard(s.name)
-            self.bind({s.name}, False)
+            self.bind({s.name}, None)
             (self.hidden_defs.add if hidden else self.hidden_defs.discard)(s.name)
             return
         if isinstance(s, (ast.For, ast.AsyncFor)):
             self.mark_calls(s.iter, hidden)
-            src = self.touched(reads(s.iter))
+            src = self.kind_of(reads(s.iter))
             for _ in range(2):   # twice: what the body taints holds in the next round too
                 self.bind(binds(s.target), src)
                 self.block(s.body)
@@ -351,14 +405,14 @@ class _Analysis:
             for item in s.items:
                 self.mark_calls(item.context_expr, hidden)
                 if item.optional_vars is not None:
-                    self.bind(binds(item.optional_vars), self.touched(reads(item.context_expr)))
+                    self.bind(binds(item.optional_vars), self.kind_of(reads(item.context_expr)))
             self.block(s.body)
             return
         if isinstance(s, ast.Try):
             self.block(s.body)
             for h in s.handlers:
                 if h.name:
-                    self.bind({h.name}, True)
+                    self.bind({h.name}, "made")
                 self.block(h.body)
             self.block(s.orelse)
             self.block(s.finalbody)
@@ -367,26 +421,42 @@ class _Analysis:
         self.mark_calls(s, hidden)
         if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             value = s.value if s.value is not None else ast.Constant(None)
-            src = self.touched(reads(value)) or (isinstance(s, ast.AugAssign) and self.touched(reads(s.target)))
+            used = reads(value) | (reads(s.target) if isinstance(s, ast.AugAssign) else set())
+            # what is computed from an input the student's code was handed is the instructor's computation
+            src = "made" if self.touched(used, made=True) else None
             targets = s.targets if isinstance(s, ast.Assign) else [s.target]
             for t in targets:
                 if isinstance(t, (ast.Attribute, ast.Subscript)):   # x.a = ... / x[i] = ...: x changes
                     if src:
-                        self.bind(reads(t), True, rebind=False)
+                        self.bind(reads(t), src, rebind=False)
                 else:
                     self.bind(binds(t), src)
             return
-        self.bind(binds(s), self.touched(used))
+        self.bind(binds(s), self.kind_of(used))
 
-    def bind(self, names: set, touched: bool, rebind: bool = True) -> None:
+    def kind_of(self, names: set) -> str | None:
+        """What a value computed from these names is: "made" (from what the student's code made), "handed" (from
+        an instructor value the student's code was handed), or None (the instructor's alone)."""
+        if self.touched(names, made=True):
+            return "made"
+        return "handed" if self.touched(names) else None
+
+    def bind(self, names: set, kind: str | None, rebind: bool = True) -> None:
+        """Names bound to (``rebind``) or changed into (not ``rebind``: an object handed to, or changed through,
+        the student's code) a value of that ``kind``."""
+        hidden = self.cell is not None and self.cell.kind == "test" and self.in_hidden
         for n in names:
-            if touched:
-                self.tainted.add(n)
-            elif rebind:
-                self.tainted.discard(n)
             if rebind:
+                self.made.discard(n)
+                self.handed.discard(n)
                 self.instructor.add(n)
                 self.refnames.discard(n)
+                (self.hidden_bound.add if hidden else self.hidden_bound.discard)(n)
+            if kind == "made":
+                self.made.add(n)
+                self.handed.discard(n)
+            elif kind == "handed" and n not in self.made:
+                self.handed.add(n)
 
     def mark_calls(self, node: ast.AST, hidden: bool) -> None:
         """Calls that may run student code: in a hidden part they run with the random number generators put back
@@ -406,7 +476,7 @@ class _Analysis:
                 continue
             base = call.func.value if isinstance(call.func, ast.Attribute) else None
             handed = arg_reads | (reads(base) if base is not None else set())
-            self.bind({n for n in handed if n in self.instructor and n not in self.imports}, True, rebind=False)
+            self.bind({n for n in handed if n in self.instructor and n not in self.imports}, "handed", rebind=False)
 
     def reference_block(self, s: ast.With) -> None:
         self.blocks += 1
@@ -414,14 +484,15 @@ class _Analysis:
         bound = set()
         for stmt in s.body:
             bound |= binds(stmt)
-        # read before bound inside the block: an input from the student's side, fingerprinted in both runs
+        # read before bound inside the block: its inputs, fingerprinted in both runs (the judge fails the test when
+        # they differ: the student's code changed one, or drew other random numbers)
         free = reads(body) - bound
-        bad = sorted(n for n in free if self.touched({n}))
-        if bad:
-            self.error(s, 2, f"the reference block reads `{bad[0]}`, which the student's code defined, made or was "
-                             "handed (it may have changed it): build the expected values from the instructor's own "
-                             "values (e.g. deterministic_weights_(ref, by_name=True) on a module the block builds), or "
-                             "compute them before the student's code runs")
+        called = sorted(n for n in callee_reads(body) - bound if self.touched({n}, made=True))
+        if called:
+            self.error(s, 2, f"the reference block calls `{called[0]}` (or a method of it), the student's code (in "
+                             "Jupyter and nbgrader the expected values would be the student's own): compute them with "
+                             "the instructor's code, e.g. a module the block builds and fills with "
+                             "deterministic_weights_(ref, by_name=True)")
         inputs = sorted(n for n in free if n not in self.refnames and n not in self.imports and n not in _BUILTINS)
         s._ag_block = {"id": f"{self.cell.gid}:r{self.blocks}@{s.lineno}", "inputs": inputs}
         for n in ast.walk(body):
@@ -434,7 +505,9 @@ class _Analysis:
                 self.def_reads[stmt.name] = reads(stmt)
         self.refnames |= bound
         self.instructor |= bound
-        self.tainted -= bound
+        self.made -= bound
+        self.handed -= bound
+        self.hidden_bound -= bound
         self.hidden_defs -= bound
 
     def check(self, s: ast.stmt, compared: list, labels: list, messages: list, hidden: bool) -> None:
@@ -463,14 +536,31 @@ class _Analysis:
                                      "from another process)")
             elif is_literal(e, self.imports):
                 e._ag_kind = "lit"
-            elif hidden and not self.touched(used):
-                self.error(e, 3, f"`{ast.unparse(e)[:80]}` is an expected value computed in the student's process: "
-                                 "compute it in a `with reference():` block (or write it as a literal)")
             else:
                 e._ag_kind = "val"
+                if hidden and not isinstance(e, ast.JoinedStr) and not self.student_side(e, used):
+                    self.error(e, 3, f"`{ast.unparse(e)[:80]}` is an expected value computed in the student's "
+                                     "process: compute it in a `with reference():` block (or write it as a literal)")
         if hidden:
             s._ag_hidden = True
         self.mark_calls(s, hidden)
+
+    def student_side(self, e: ast.expr, used: set) -> bool:
+        """Whether a compared operand of a hidden check may be evaluated in the student's process: it is computed
+        when the check runs (after the student's code it calls has returned) from what the student's code made or
+        was handed, or from values of visible cells. Not: a value that the hidden part computed beforehand outside a
+        reference block (an expected value, waiting where the student's code could read it), nor a constant
+        expression (its constants are in the student's copy). The inputs of a call into the student's code inside
+        the operand (``model(x)``) are inputs, not expected values."""
+        if not used:
+            return False
+        inputs = set()
+        for call in (n for n in ast.walk(e) if isinstance(n, ast.Call)):
+            if self.touched(reads(call.func), made=True):
+                for a in list(call.args) + [k.value for k in call.keywords]:
+                    inputs |= reads(a)
+        own = {n for n in used - inputs if n in self.hidden_bound and not self.touched({n})}
+        return not own
 
     @staticmethod
     def _identity_or_type(test: ast.expr, e: ast.expr) -> bool:
