@@ -87,10 +87,13 @@ def _shape_hint(got: tuple, want: tuple) -> str:
         if len(diff) == 1:
             d = diff[0]
             g, w = got[d], want[d]
+            last = d == len(got) - 1
             if w and g % w == 0:
-                return f"dimension {d} is {g // w} times too large ({g} instead of {w}: blocks or directions concatenated?)"
+                return (f"dimension {d} is {g // w} times too large ({g} instead of {w}"
+                        + ("; blocks or directions concatenated?)" if last else ")"))
             if g and w % g == 0:
-                return f"dimension {d} is {w // g} times too small ({g} instead of {w}: a block or a direction missing?)"
+                return (f"dimension {d} is {w // g} times too small ({g} instead of {w}"
+                        + ("; a block or a direction missing?)" if last else ")"))
             if abs(g - w) == 1:
                 return f"dimension {d} is off by one ({g} instead of {w})"
             return f"dimension {d} has size {g} instead of {w}"
@@ -590,6 +593,8 @@ _ERROR_HINTS = (
     ("must match the size of tensor b", "two shapes that do not broadcast: print the shapes on that line (a (B, T) "
      "mask needs [..., None] to act on (B, T, F) values, a (B, H) state needs [:, None] to meet (B, T, H))"),
     ("Dimension out of range", "an axis the tensor does not have: print its .shape"),
+    ("must have same number of dimensions", "tensors with different numbers of axes: did a .squeeze() also remove "
+     "the batch axis of a batch of one?"),
     ("NoneType", "a value is None: an argument that may be None (does the docstring allow mask=None or "
      "lengths=None?), or a function of yours that ends without `return`"),
     ("does not require grad and does not have a grad_fn", "the result was cut from the graph (torch.no_grad(), "
@@ -638,12 +643,12 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
     if mine:
         where = (f'at your line "{(deepest.line or "").strip()}" ({_cell_label(shell, deepest.filename)}, line '
                  f"{deepest.lineno}, in {deepest.name})")
+    elif isinstance(value, AssertionError):   # a check of this cell (or of a helper it defines) failed
+        where = ""
     elif deepest is not outer:
         where = f'at "{(deepest.line or "").strip()}" (line {deepest.lineno}, in {deepest.name})'
-    elif not isinstance(value, AssertionError):
-        where = f'at "{(deepest.line or "").strip()}"'
     else:
-        where = ""
+        where = f'at "{(deepest.line or "").strip()}"'
     text = f"{ename} {where}: {msg}" if where else f"{ename}: {msg}"
     return text + (f" -- {hint}" if hint else "") + f" [this cell: {here}]"
 
