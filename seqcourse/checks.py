@@ -634,7 +634,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
     if not cell_frames:
         return f"{ename}: {msg}"
     outer = cell_frames[0]
-    mine = [f for f in cell_frames if f.filename != outer.filename]
+    mine = [f for f in cell_frames if f.filename != outer.filename and f.filename not in _INSTRUCTOR_CELLS]
     deepest = mine[-1] if mine else cell_frames[-1]
     hint = next((h for key, h in _ERROR_HINTS if key in msg), "")
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
@@ -666,12 +666,18 @@ def _brief_traceback(shell, etype, value, tb, tb_offset=None):
     return None
 
 
+_INSTRUCTOR_CELLS: set = set()   # file names of the cells that called explain_errors(): not the student's code
+
+
 def explain_errors() -> bool:
     """Show every error raised while a cell runs in ONE line (:func:`brief_error`) instead of a traceback into
     PyTorch and the course package: "RuntimeError at your line "h = W @ x" (Cell In[4], line 12, in
     rnn_cell): mat1 and mat2 shapes cannot be multiplied (3x4 and 5x4) -- a matrix product whose inner
-    sizes differ...". ``%tb`` still prints the whole traceback of the last error. Call it once in a
-    notebook's setup cell; outside IPython it does nothing and returns False."""
+    sizes differ...". ``%tb`` still prints the whole traceback of the last error. Call it in a notebook's
+    (locked) setup cell: the cell that calls it is the instructor's, so a line of its helpers is never
+    reported as the student's own (call it again at the end of any other locked cell that defines helpers).
+    Outside IPython it does nothing and returns False."""
+    _INSTRUCTOR_CELLS.add(sys._getframe(1).f_code.co_filename)
     shell = _ipython()
     if shell is None or not hasattr(shell, "set_custom_exc"):
         return False
