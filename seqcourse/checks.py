@@ -553,7 +553,8 @@ def assert_softmax(weights, name: str = "weights", *, dim: int = -1, mask=None, 
         m = torch.as_tensor(mask).to("cpu").bool().expand_as(w)
         leak = w[~m]
         if leak.numel() and bool((leak != 0).any()):
-            if bool((w[m] == 0).all()):
+            has_pad = (~m).any(dim=d)
+            if bool(((w * m).sum(dim=d)[has_pad] == 0).all()):
                 raise AssertionError(f"{name}: all the weight is on the masked positions and none on the real ones: "
                                      "the mask is used the wrong way round (it is True at REAL positions)")
             raise AssertionError(f"{name}: masked (padded) positions get weight up to {leak.abs().max().item():.4g}; "
