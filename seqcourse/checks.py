@@ -8,6 +8,16 @@ type, which entry, by how much) and, where the wrong value matches a common mist
   equal blocks along a dimension (gate blocks, the two directions), a reversal in time, a shift by one step,
   a sign or a constant factor, or one of the named ``mistakes`` the test passes;
 - :func:`assert_type` -- exact return types (a Python ``float`` is not a 0-dim tensor, ``bool`` is not ``int``);
+- :func:`assert_equal` -- exact equality of plain data (lists of ints, strings...), showing the first difference;
+- :func:`assert_unchanged` -- a function did not write into its input;
+- :func:`assert_gradient` -- a gradient that must flow (through time) arrived, is not zero, and has the
+  expected values;
+- :func:`assert_softmax` -- attention weights: no NaN, rows that sum to 1 over the right axis, zeros where
+  the mask is False, in the order that names the cause;
+- :func:`order_mistakes`, :func:`rearrange_blocks` -- the values of every other order of stacked gate blocks,
+  as named mistakes;
+- :func:`explain_errors` -- errors raised while a cell runs, shown in one line with the student's own line
+  (:func:`brief_error`), not as a traceback into PyTorch or the course package;
 - :func:`forbid` -- a ``with`` block in which the named functions and classes raise :class:`ForbiddenCall`
   ("do not call nn.GRUCell or its functional versions"), restored afterwards;
 - :func:`measure_cost`, :func:`count_flops`, :func:`largest_tensor`, :func:`assert_at_most`,
@@ -41,6 +51,8 @@ from torch.autograd import profiler_legacy
 
 __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
+    "assert_equal", "assert_unchanged", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
+    "explain_errors", "brief_error",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
     "use_reference", "restore_references", "deterministic_weights_", "reference",
@@ -79,10 +91,13 @@ def _shape_hint(got: tuple, want: tuple) -> str:
         if len(diff) == 1:
             d = diff[0]
             g, w = got[d], want[d]
+            last = d == len(got) - 1
             if w and g % w == 0:
-                return f"dimension {d} is {g // w} times too large (blocks or directions concatenated?)"
+                return (f"dimension {d} is {g // w} times too large ({g} instead of {w}"
+                        + ("; blocks or directions concatenated?)" if last else ")"))
             if g and w % g == 0:
-                return f"dimension {d} is {w // g} times too small (a block or a direction missing?)"
+                return (f"dimension {d} is {w // g} times too small ({g} instead of {w}"
+                        + ("; a block or a direction missing?)" if last else ")"))
             if abs(g - w) == 1:
                 return f"dimension {d} is off by one ({g} instead of {w})"
             return f"dimension {d} has size {g} instead of {w}"
@@ -131,12 +146,15 @@ def _nontrivial(e: torch.Tensor, atol: float) -> bool:
 
 
 def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistakes: dict | None = None,
-             regions: dict | None = None) -> str:
+             regions: dict | None = None, ratios: dict | None = None) -> str:
     """The likely cause of ``actual != expected`` in words, or ``""`` when none is recognised.
 
     Tried in order: the named ``mistakes`` (``{description: the value that mistake gives}``); for another
-    shape, a permutation of the axes or a dimension of size 1 too many or too few; for the same shape, a
-    transpose of two axes of equal size, a permutation of 2, 3 or 4 equal blocks along one dimension
+    shape, a permutation of the axes or a dimension of size 1 too many or too few; for a single number, the
+    named ``ratios`` (``{description: actual / expected}``, e.g. ``{"divide by every position, the padding
+    included (6 real of 8)": 6 / 8}``); for the same shape, probabilities or log-probabilities (a softmax or
+    log-softmax over the last axis) where raw scores are expected, or raw scores where log-probabilities are
+    expected, a transpose of two axes of equal size, a permutation of 2, 3 or 4 equal blocks along one dimension
     (gates, directions, halves of a concatenation), a reversal along a dimension, a shift by one step, the
     opposite sign, a constant factor, a factor per index along one dimension (a wrong count in a mean);
     finally where the wrong entries are: inside one of the ``regions`` (``{description: bool mask}``,
@@ -171,10 +189,27 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
             return "your values are right in memory order but the shape is wrong (reshape the result)"
         return _shape_hint(_shape(a), _shape(e))
 
+    if a.numel() == 1 and ratios:
+        ev, av = float(e.reshape(())), float(a.reshape(()))
+        if ev != 0:
+            for desc, r in ratios.items():
+                if abs(av / ev - float(r)) <= 1e-3 * max(1.0, abs(float(r))):
+                    return (f"your value is {av / ev:.4g} times the expected one: what you get if you {desc}"
+                            if not desc[:1].isupper() else f"{desc} (your value is {av / ev:.4g} times the expected one)")
     if not _nontrivial(e, atol) and not _nontrivial(a, atol):
         return ""
     if _nontrivial(e, atol) and close(a, -e):
         return "your values have the opposite sign"
+    if a.dim() >= 1 and a.shape[-1] > 1 and bool(torch.isfinite(e).all()):
+        if close(a, e.log_softmax(-1)):
+            return ("your values are log-probabilities (a log-softmax of the expected raw scores): return the "
+                    "raw scores (logits) themselves; the loss applies the log-softmax")
+        if close(a, e.softmax(-1)):
+            return ("your values are probabilities (a softmax of the expected raw scores): return the raw "
+                    "scores (logits) themselves")
+        if bool(torch.isfinite(a).all()) and close(a.log_softmax(-1), e):
+            return ("your values are raw scores where log-probabilities are expected: apply log_softmax over "
+                    "the last axis")
 
     n = a.dim()
     for i, j in itertools.combinations(range(n), 2):
@@ -199,6 +234,20 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
                     return (f"the {k} blocks of size {size // k} along dimension {d} are in the wrong order: "
                             f"your block j holds the expected block {order}[j] (gates in another order than "
                             f"the stated one?)")
+
+    for d in range(n):
+        size = a.shape[d]
+        for k in (2, 3, 4):
+            if size % k or size <= k:
+                continue
+            m = size // k
+            moved = e.movedim(d, 0)
+            rest = moved.shape[1:]
+            inter = moved.reshape(m, k, *rest).transpose(0, 1).reshape(size, *rest).movedim(0, d)
+            if close(a, inter):
+                return (f"your values are the expected ones interleaved along dimension {d}: your block j holds "
+                        f"the entries j, j + {k}, j + {2 * k}, ... instead of {k} consecutive blocks (a reshape or "
+                        "view where chunk or split was needed?)")
 
     for d in range(n):
         if a.shape[d] > 1 and close(a.flip(d), e):
@@ -258,7 +307,7 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
 
 
 def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, name: str = "output",
-                 mistakes: dict | None = None, regions: dict | None = None) -> None:
+                 mistakes: dict | None = None, regions: dict | None = None, ratios: dict | None = None) -> None:
     """Fail unless ``actual`` equals ``expected`` (tensors or numbers) within the tolerances.
 
     The shape is checked first. The message names the number of differing entries, the first one, the
@@ -271,6 +320,8 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
         visible tests: code that computes a mistake would show students the solution.
     regions:  ``{description: bool mask}`` -- parts of the value, e.g. ``{"the padded steps": pad_mask}``;
         the message says so when every wrong entry lies in one of them.
+    ratios:   ``{description: actual / expected}`` for a single number, e.g. a loss averaged over every
+        position instead of the real tokens: ``{"divide by every position, the padding included": 6 / 8}``.
     """
     e = _as_float64(expected, name)
     if not isinstance(actual, torch.Tensor):
@@ -281,14 +332,21 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
         why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes)
         raise AssertionError(f"{name}: expected shape {_shape(e)}, got {_shape(a)}" + (f"; {why}" if why else ""))
     if torch.isnan(a).any() and not torch.isnan(e).any():
-        raise AssertionError(f"{name}: contains NaN (at index {tuple(torch.isnan(a).nonzero()[0].tolist())})")
+        raise AssertionError(f"{name}: contains NaN (at index {tuple(torch.isnan(a).nonzero()[0].tolist())}); NaN "
+                             "comes from 0/0, from the log of a negative number, or from a softmax over entries "
+                             "that are all -inf (a mask or a softmax on the wrong axis?)")
     diff = (a - e).abs()
     bad = _mismatch(a, e, atol, rtol)
+    if bad.any() and bad.numel() == 1:
+        why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, regions=regions, ratios=ratios)
+        raise AssertionError(
+            f"{name}: got {a.reshape(()).item():.6g}, expected {e.reshape(()).item():.6g} "
+            f"(tolerance atol={atol}, rtol={rtol})" + (f". Likely cause: {why}" if why else ""))
     if bad.any():
         idx = tuple(int(i) for i in bad.nonzero()[0])
         finite = diff[torch.isfinite(diff)]
         largest = finite.max().item() if finite.numel() else float("inf")
-        why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, regions=regions)
+        why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, regions=regions, ratios=ratios)
         raise AssertionError(
             f"{name}: {int(bad.sum())} of {bad.numel()} entries differ; first at index {idx}: "
             f"got {a[idx].item():.6g}, expected {e[idx].item():.6g} "
@@ -372,6 +430,264 @@ def assert_type(value, expected, name: str = "output", *, of=None, ndim: int | N
         for i, v in enumerate(value):
             if not (isinstance(v, torch.Tensor) if item is torch.Tensor else type(v) is item):
                 raise AssertionError(f"{name}[{i}]: must be {_type_name(item)}, got {_what(v)}{_type_hint(v, item)}")
+
+
+def _first_difference(a, e, path: str = ""):
+    """``(path, got, expected)`` of the first place where plain data ``a`` and ``e`` differ, or None."""
+    if isinstance(e, (list, tuple)) and isinstance(a, (list, tuple)):
+        if type(a) is not type(e):
+            return path, f"a {type(a).__name__}", f"a {type(e).__name__}"
+        for i, (x, y) in enumerate(zip(a, e)):
+            d = _first_difference(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        if len(a) != len(e):
+            return path, f"{len(a)} item{'s' * (len(a) != 1)}", f"{len(e)} item{'s' * (len(e) != 1)}"
+        return None
+    if isinstance(e, dict) and isinstance(a, dict):
+        for k in e:
+            if k not in a:
+                return f"{path}[{k!r}]", "no such key", repr(e[k])
+            d = _first_difference(a[k], e[k], f"{path}[{k!r}]")
+            if d:
+                return d
+        extra = [k for k in a if k not in e]
+        return (f"{path}[{extra[0]!r}]", repr(a[extra[0]]), "no such key") if extra else None
+    if type(a) is not type(e) and not (isinstance(a, (int, float)) and isinstance(e, (int, float))
+                                       and not isinstance(a, bool) and not isinstance(e, bool)):
+        return path, f"{_what(a)} {a!r}"[:120], f"{_what(e)} {e!r}"[:120]
+    if a != e:
+        return path, repr(a)[:120], repr(e)[:120]
+    return None
+
+
+def assert_equal(actual, expected, name: str = "output") -> None:
+    """Fail unless ``actual`` equals ``expected`` exactly: plain data (numbers, strings, None, and lists, tuples and
+    dicts of them; a list is not a tuple, a 0-dim tensor is not an int). The message shows the first difference."""
+    d = _first_difference(actual, expected)
+    if d is None:
+        return
+    path, got, want = d
+    short = lambda v: (r := repr(v)) if len(r := repr(v)) <= 200 else r[:200] + "..."  # noqa: E731
+    detail = f"; first difference at {path}: {got} instead of {want}" if path else (
+        f"; {got} instead of {want}" if (got, want) != (repr(actual)[:120], repr(expected)[:120]) else "")
+    raise AssertionError(f"{name}: got {short(actual)}, expected {short(expected)}{detail}")
+
+# ------------------------------------------------------------------------- inputs, gradients, weights
+def assert_unchanged(after, before, name: str = "input") -> None:
+    """Fail if a function wrote into its input: ``after`` (the input, after the call) must equal ``before``
+    (a copy taken before the call): tensors, numbers or nested lists/tuples of them (compared exactly)."""
+    if isinstance(before, torch.Tensor):
+        if not isinstance(after, torch.Tensor) or _shape(after) != _shape(before):
+            raise AssertionError(f"{name} was replaced by {_what(after)} during the call (it was a tensor of shape "
+                                 f"{_shape(before)}): your function must not change its arguments")
+        a, b = _as_float64(after, name), _as_float64(before, name)
+        bad = ~((a == b) | (torch.isnan(a) & torch.isnan(b)))
+        if bad.any():
+            idx = tuple(int(i) for i in bad.nonzero()[0])
+            raise AssertionError(
+                f"{name} was changed by your function: {int(bad.sum())} of {bad.numel()} entries differ after the "
+                f"call (first at index {idx}: {b[idx].item():.6g} before, {a[idx].item():.6g} after); it writes into "
+                "its input (an in-place operation such as x[...] = ..., +=, masked_fill_ or a view of x): compute a "
+                "new tensor (out of place, or on x.clone())")
+        return
+    if after != before:
+        raise AssertionError(f"{name} was changed by your function ({before!r} before the call, {after!r} after): "
+                             "it changes its argument in place (append, +=, insert...); build a new list instead")
+
+
+def assert_gradient(grad, expected, name: str = "gradient", *, atol: float = 1e-5, rtol: float = 1e-4,
+                    mistakes: dict | None = None) -> None:
+    """Fail unless a gradient that must flow (``grad``: a tensor's ``.grad``, possibly None) equals ``expected``.
+
+    Checks in order: that a gradient arrived at all (None: the output was computed without the graph), that
+    it is not zero where the expected one is not (the path through time was cut: ``.detach()``, ``.data``,
+    ``torch.no_grad()``, or a tensor rebuilt from numbers), then its values, with :func:`assert_close`.
+    """
+    e = _as_float64(expected, name)
+    if grad is None:
+        raise AssertionError(f"{name}: no gradient arrived (it is None): the result was computed outside the "
+                             "autograd graph (torch.no_grad(), .detach(), .data, .item() or a tensor rebuilt from "
+                             "numbers): keep every step a tensor operation on the inputs")
+    g = _as_float64(grad, name)
+    if g.shape == e.shape and _nontrivial(e, atol) and not _nontrivial(g, atol):
+        raise AssertionError(f"{name}: the gradient is zero, expected a largest entry of {e.abs().max().item():.4g}: "
+                             "the path back to it is cut; a state detached between steps (.detach(), .data, "
+                             "torch.no_grad()) stops the gradient from flowing back through time")
+    assert_close(g, e, atol=atol, rtol=rtol, name=name, mistakes=mistakes)
+
+
+def assert_softmax(weights, name: str = "weights", *, dim: int = -1, mask=None, axes: tuple | None = None,
+                   atol: float = 1e-5) -> None:
+    """Fail unless ``weights`` are attention weights: no NaN, each slice along ``dim`` sums to 1 and, with a
+    boolean ``mask`` (True at real positions, broadcastable to the weights), exactly 0 at masked positions.
+
+    The checks come in the order that names the cause: NaN first (a softmax over entries that are all -inf),
+    then the sums (another axis that sums to 1 means the softmax is over the wrong axis; rows that sum to
+    less than 1 with zero weight on the padding mean the padding was zeroed after the softmax), then the
+    masked positions. ``axes`` names the dimensions for the messages, e.g. ``("batch", "source positions")``.
+    """
+    w = _as_float64(weights, name)
+    n = w.dim()
+    if n == 0:
+        raise AssertionError(f"{name}: expected a tensor of weights, got a single number")
+    d = dim % n
+    label = (lambda k: f"dimension {k} ({axes[k]})") if axes and len(axes) == n else (lambda k: f"dimension {k}")
+    if torch.isnan(w).any():
+        idx = tuple(int(i) for i in torch.isnan(w).nonzero()[0])
+        raise AssertionError(f"{name}: contains NaN (first at index {idx}): a softmax over entries that are all -inf "
+                             f"gives NaN; take the softmax over {label(d)} and set -inf only where the mask is False")
+    ones = lambda t: bool(((t - 1).abs() <= atol * max(1, t.numel() ** 0.5)).all())  # noqa: E731
+    sums = w.sum(dim=d)
+    if not ones(sums):
+        others = [k for k in range(n) if k != d and w.shape[k] > 1 and ones(w.sum(dim=k))]
+        if others:
+            raise AssertionError(f"{name}: the weights sum to 1 along {label(others[0])}, not along {label(d)}: the "
+                                 f"softmax is taken over the wrong axis (use dim={dim})")
+        if mask is not None:
+            m = torch.as_tensor(mask).to("cpu").bool().expand_as(w)
+            if bool((w[~m] == 0).all()) and bool((sums < 1 - atol).any()):
+                raise AssertionError(f"{name}: the padded positions get 0 but the rows sum to less than 1 (e.g. "
+                                     f"{sums.min().item():.4g}): the padding was zeroed after the softmax; set its "
+                                     "energies to -inf BEFORE the softmax so that the real positions share all the weight")
+        idx = tuple(int(i) for i in ((sums - 1).abs() > atol).nonzero()[0])
+        raise AssertionError(f"{name}: each slice along {label(d)} must sum to 1, but the one at {idx} sums to "
+                             f"{sums[idx].item():.6g} (is it a softmax?)")
+    if mask is not None:
+        m = torch.as_tensor(mask).to("cpu").bool().expand_as(w)
+        leak = w[~m]
+        if leak.numel() and bool((leak != 0).any()):
+            has_pad = (~m).any(dim=d)
+            if bool(((w * m).sum(dim=d)[has_pad] == 0).all()):
+                raise AssertionError(f"{name}: all the weight is on the masked positions and none on the real ones: "
+                                     "the mask is used the wrong way round (it is True at REAL positions)")
+            raise AssertionError(f"{name}: masked (padded) positions get weight up to {leak.abs().max().item():.4g}; "
+                                 "they must get exactly 0: set their energies to -inf before the softmax")
+
+
+def order_mistakes(order: str, value: Callable[[str], Any],
+                   describe: str = "read the blocks in the order {got} instead of {want}") -> dict:
+    """``{description: value}`` for every other order of named blocks, for ``assert_close(mistakes=...)``.
+
+    order: the names of the blocks in the order the exercise stacks them, e.g. ``"fiog"``.
+    value: ``value(other)`` computes the result when the blocks are read in the order ``other`` (the block
+    stacked at position j is taken for gate ``other[j]``), e.g. by giving a reference cell weights whose
+    blocks are rearranged. Every permutation is covered, not only the famous ones.
+    """
+    out = {}
+    for perm in itertools.permutations(order):
+        other = "".join(perm)
+        if other != order:
+            out[describe.format(got=", ".join(other), want=", ".join(order))] = value(other)
+    return out
+
+
+def rearrange_blocks(stacked: torch.Tensor, order: str, read_as: str, dim: int = 0) -> torch.Tensor:
+    """The blocks of ``stacked`` (stacked along ``dim`` in ``order``) rearranged so that code which reads them
+    correctly gets what code reading them as ``read_as`` would get: block k of the result is the block that
+    such code takes for gate ``order[k]``. With :func:`order_mistakes`, a reference cell fed these weights gives
+    the values of a cell that reads the gates in another order."""
+    blocks = stacked.chunk(len(order), dim=dim)
+    return torch.cat([blocks[read_as.index(g)] for g in order], dim=dim)
+
+
+# ------------------------------------------------------------------------------- errors in one line
+_ERROR_HINTS = (
+    ("mat1 and mat2 shapes cannot be multiplied", "a matrix product whose inner sizes differ: a .T missing or one "
+     "too many, or the wrong matrix?"),
+    ("must match the size of tensor b", "two shapes that do not broadcast: print the shapes on that line (a (B, T) "
+     "mask needs [..., None] to act on (B, T, F) values, a (B, H) state needs [:, None] to meet (B, T, H))"),
+    ("Dimension out of range", "an axis the tensor does not have: print its .shape"),
+    ("must have same number of dimensions", "tensors with different numbers of axes: did a .squeeze() also remove "
+     "the batch axis of a batch of one?"),
+    ("NoneType", "a value is None: an argument that may be None (does the docstring allow mask=None or "
+     "lengths=None?), or a function of yours that ends without `return`"),
+    ("does not require grad and does not have a grad_fn", "the result was cut from the graph (torch.no_grad(), "
+     ".detach(), .item()): keep it a tensor computed from the inputs"),
+    ("modified by an inplace operation", "an in-place operation (x[...] = ..., +=, masked_fill_) changed a tensor "
+     "autograd still needs: compute a new tensor instead"),
+    ("Expected hidden", "the state has the wrong shape for the cell or LSTM: (B, H) for a cell, (1, B, H) for "
+     "nn.LSTM (did a .squeeze() also remove the batch axis of a batch of one?)"),
+    ("doesn't match hidden", "the state has the wrong shape for the cell: (B, H) for a cell, (1, B, H) for nn.LSTM "
+     "(did a .squeeze() also remove the batch axis of a batch of one?)"),
+    ("values to unpack", "a function returns another number of values than its docstring says"),
+    ("should be a 1D CPU int64 tensor", "give pack_padded_sequence lengths.cpu() (int64)"),
+    ("Expected all tensors to be on the same device", "move every tensor to one device"),
+    ("expected scalar type", "float32 and float64 (or int) tensors are mixed: convert with .to(x.dtype)"),
+)
+
+
+def _cell_label(shell, filename: str) -> str | None:
+    try:
+        name = shell.compile.format_code_name(filename) if shell is not None else None
+    except Exception:  # noqa: BLE001 - any shell without the map
+        name = None
+    return f"Cell {name[1]}" if name else None
+
+
+def brief_error(value: BaseException, tb, shell=None) -> str:
+    """One line for an exception raised while a notebook cell ran: its type and message, where it was raised in
+    the notebook (the line of YOUR code when it came from a function of another cell: never a frame inside
+    PyTorch or the course package), a hint for common PyTorch errors, and the line of the running cell
+    ("[this cell: Cell In[9], line 5]")."""
+    import traceback
+
+    ename = type(value).__name__
+    msg = " ".join(str(value).split()) or "(no message)"
+    frames = traceback.extract_tb(tb)
+    cell_frames = [f for f in frames if _cell_label(shell, f.filename)]
+    if not cell_frames:
+        return f"{ename}: {msg}"
+    outer = cell_frames[0]
+    mine = [f for f in cell_frames if f.filename != outer.filename and f.filename not in _INSTRUCTOR_CELLS]
+    deepest = mine[-1] if mine else cell_frames[-1]
+    hint = next((h for key, h in _ERROR_HINTS if key in msg), "")
+    if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
+        msg, hint = "this part is not written yet", "replace that line with your code"
+    here = f"{_cell_label(shell, outer.filename)}, line {outer.lineno}"
+    if mine:
+        where = (f'at your line "{(deepest.line or "").strip()}" ({_cell_label(shell, deepest.filename)}, line '
+                 f"{deepest.lineno}, in {deepest.name})")
+    elif isinstance(value, AssertionError):   # a check of this cell (or of a helper it defines) failed
+        where = ""
+    elif deepest is not outer:
+        where = f'at "{(deepest.line or "").strip()}" (line {deepest.lineno}, in {deepest.name})'
+    else:
+        where = f'at "{(deepest.line or "").strip()}"'
+    text = f"{ename} {where}: {msg}" if where else f"{ename}: {msg}"
+    return text + (f" -- {hint}" if hint else "") + f" [this cell: {here}]"
+
+
+def _brief_traceback(shell, etype, value, tb, tb_offset=None):
+    try:
+        text = brief_error(value, tb, shell)
+    except Exception:  # noqa: BLE001 - never hide an error behind a failure of this function
+        stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+        shell._showtraceback(etype, value, stb)
+        return None
+    name = type(value).__name__
+    rest = text[len(name):] if text.startswith(name) else f": {text}"
+    shell._showtraceback(etype, rest.lstrip(": "), [f"\x1b[0;31m{name}\x1b[0m{rest}"])
+    return None
+
+
+_INSTRUCTOR_CELLS: set = set()   # file names of the cells that called explain_errors(): not the student's code
+
+
+def explain_errors() -> bool:
+    """Show every error raised while a cell runs in ONE line (:func:`brief_error`) instead of a traceback into
+    PyTorch and the course package: "RuntimeError at your line "h = W @ x" (Cell In[4], line 12, in
+    rnn_cell): mat1 and mat2 shapes cannot be multiplied (3x4 and 5x4) -- a matrix product whose inner
+    sizes differ...". ``%tb`` still prints the whole traceback of the last error. Call it in a notebook's
+    (locked) setup cell: the cell that calls it is the instructor's, so a line of its helpers is never
+    reported as the student's own (call it again at the end of any other locked cell that defines helpers).
+    Outside IPython it does nothing and returns False."""
+    _INSTRUCTOR_CELLS.add(sys._getframe(1).f_code.co_filename)
+    shell = _ipython()
+    if shell is None or not hasattr(shell, "set_custom_exc"):
+        return False
+    shell.set_custom_exc((Exception,), _brief_traceback)
+    return True
 
 
 # ------------------------------------------------------------------------------------ forbidden calls

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,8 @@ class Mutant:
     loses: list[str]
     replace: list[tuple[str, str]] | None = None
     source: str | None = None
+    visible: str | None = None    # the test cell whose VISIBLE part catches the mutant (a mutant only)
+    message: str | None = None    # a regular expression the message of that failure must match
 
     def apply(self, code: str) -> str:
         if self.source is not None:
@@ -80,9 +83,11 @@ def _load(path: Path, key: str, with_loses: bool) -> list[Mutant]:
             raise ValueError(f"{path}: alternative {m.get('id')} must not have `loses` (it keeps full marks)")
         if ("replace" in m) == ("source" in m):
             raise ValueError(f"{path}: {m.get('id')} needs exactly one of `replace` and `source`")
+        if not with_loses and ("visible" in m or "message" in m):
+            raise ValueError(f"{path}: alternative {m.get('id')} must not have `visible` or `message`")
         out.append(Mutant(id=m["id"], notebook=m.get("notebook", default_nb), cell=m["cell"], why=m.get("why", ""),
                           loses=list(m.get("loses", [])), replace=[tuple(r) for r in m.get("replace", [])] or None,
-                          source=m.get("source")))
+                          source=m.get("source"), visible=m.get("visible"), message=m.get("message")))
     ids = [m.id for m in out]
     if len(ids) != len(set(ids)):
         raise ValueError(f"{path}: ids repeat")
@@ -115,6 +120,40 @@ def pack(mutants: list[Mutant]) -> list[list[Mutant]]:
         else:
             groups.append(([m], set(cells), set(tests)))
     return [g[0] for g in groups]
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_THIS_CELL = re.compile(r"\[this cell: Cell In\[\d+\], line (\d+)\]")
+_CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
+
+
+def failure(cell) -> dict | None:
+    """What a graded test cell showed when it failed: ``{"ename", "evalue", "line", "hidden"}`` (``line``: the
+    line of the test cell that raised, 1-based; ``hidden``: whether that line lies in a hidden-tests region, i.e.
+    the visible part of the test passed), or None when the cell raised nothing."""
+    from autograder.instrument import hidden_lines
+
+    for out in cell.get("outputs", []):
+        if out.get("output_type") != "error":
+            continue
+        evalue = out.get("evalue", "")
+        text = _ANSI.sub("", "\n".join(out.get("traceback", [])))
+        m = _THIS_CELL.search(evalue) or _THIS_CELL.search(text) or _CELL_LINE.search(text)
+        line = int(m.group(1)) if m else None
+        return {"ename": out.get("ename", ""), "evalue": evalue, "line": line,
+                "hidden": line is not None and line in hidden_lines(cell.source)}
+    return None
+
+
+def failures(notebook) -> dict[str, dict]:
+    """``{grade_id: failure}`` of the autograded test cells of a graded notebook that failed."""
+    out = {}
+    for cell in notebook.cells:
+        if grading.is_autograded_test(cell):
+            f = failure(cell)
+            if f is not None:
+                out[grading.nbgrader_meta(cell)["grade_id"]] = f
+    return out
 
 
 def _cache_key(assignment: str) -> str:
@@ -199,8 +238,8 @@ def grade_assignment(assignment: str, workdir: Path) -> dict:
     """Grade the solution, the blank notebook, packed mutants and packed alternatives of one assignment.
 
     Returns ``{"points": {nb: {test: pts}}, "students": {student: {"expect": {nb: {test: FULL|ZERO|LESS}},
-    "mutants": [...], "alternatives": [...], "scores": {nb: {test: [score, max]}}, "submission": {nb: json}}},
-    "release": {nb: json}}``. ``submission`` holds the notebooks exactly as they were submitted, so that other
+    "mutants": [...], "alternatives": [...], "scores": {nb: {test: [score, max]}}, "failures": {nb: {test:
+    failure}}, "submission": {nb: json}}}, "release": {nb: json}}`` (``failure``: see :func:`failure`). ``submission`` holds the notebooks exactly as they were submitted, so that other
     graders (the course's own ``python -m autograder grade``, see ``tests/test_autograder_assignments.py``) grade
     the very same files and compare their scores with nbgrader's without grading anything twice.
     """
@@ -223,6 +262,8 @@ def grade_assignment(assignment: str, workdir: Path) -> dict:
     scores = course.scores(assignment)
     for student, info in students.items():
         info["scores"] = {n: {t: list(v) for t, v in per.items()} for n, per in scores.get(student, {}).items()}
+        graded = course.root / "autograded" / student / assignment
+        info["failures"] = {p.name: failures(grading.load(p)) for p in sorted(graded.glob("*.ipynb"))}
 
     result = {"points": points, "students": students,
               "release": {n: json.loads(grading.normalised(nb)) for n, nb in release.items()}}

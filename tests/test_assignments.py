@@ -1,11 +1,12 @@
 """Every assignment, graded through nbgrader: the solution gets full marks, the untouched student notebook
 gets zero on every autograded test, every mutant (a realistic wrong solution) loses the points of the
-tests it breaks while the other tests keep theirs, and every alternative (a correct answer written another
-way) keeps full marks. Plus the static checks: exercises/ is what nbgrader generates from solutions/, grade
+tests it breaks while the other tests keep theirs, fails the visible part of the test it names with a
+message that names its cause, and every alternative (a correct answer written another way) keeps full marks. Plus the static checks: exercises/ is what nbgrader generates from solutions/, grade
 ids are unique, every graded function has at least two mutants and three alternatives."""
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections import Counter
 
@@ -59,6 +60,47 @@ def test_mutants_lose_points(graded, assignment):
             for p in _check_student(result, student):
                 problems.append(f"[{', '.join(info['mutants'])}] {p}")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_mutants_are_caught_by_a_visible_test_that_names_the_cause(graded, assignment):
+    """What a student checking alone sees: every mutant fails the VISIBLE part of the test it names (the line
+    that raised lies outside the hidden-tests regions, so the student's own run of the notebook fails there
+    too), and the message of that failure matches the mutant's `message` (the cause, in the student's words)."""
+    result = result_of(graded, assignment)
+    mutants = {m.id: m for m in harness.load_mutants(assignment)}
+    problems = []
+    for student, info in result["students"].items():
+        for mid in info.get("mutants", []):
+            m = mutants[mid]
+            got = info.get("failures", {}).get(m.notebook, {}).get(m.visible)
+            if got is None:
+                problems.append(f"[{mid}] {m.visible} did not fail")
+            elif got["hidden"] or got["line"] is None:
+                problems.append(f"[{mid}] {m.visible} failed in a hidden test (line {got['line']}), not in its visible "
+                                f"part: {got['ename']}: {got['evalue'][:300]}")
+            elif not re.search(m.message, f"{got['ename']}: {got['evalue']}"):
+                problems.append(f"[{mid}] {m.visible}: the message does not match /{m.message}/: "
+                                f"{got['ename']}: {got['evalue'][:400]}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_mutant_names_its_visible_test_and_message(assignment):
+    """Static (no grading): each mutant states the test whose visible part catches it (one of the tests it loses)
+    and a regular expression for the message of that failure."""
+    bad = []
+    for m in harness.load_mutants(assignment):
+        if not m.visible or m.visible not in m.loses:
+            bad.append(f"{m.id}: `visible` must name one of its `loses` ({m.loses}), got {m.visible!r}")
+        if not m.message:
+            bad.append(f"{m.id}: no `message` (a regular expression the visible failure's message must match)")
+        else:
+            try:
+                re.compile(m.message)
+            except re.error as exc:
+                bad.append(f"{m.id}: `message` is not a regular expression: {exc}")
+    assert not bad, "\n".join(bad)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

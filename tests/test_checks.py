@@ -362,3 +362,123 @@ def test_forbid_fails_when_code_replaces_what_it_blocked():
     with pytest.raises(ForbiddenCall, match="replaced torch._VF.gru_cell"):
         with forbid("torch._VF.gru_cell"):
             torch._VF.gru_cell = torch._C._VariableFunctions.gru_cell
+
+
+# ------------------------------------------------------------------------ messages that name the cause
+def test_assert_equal_shows_the_first_difference():
+    from seqcourse.checks import assert_equal
+
+    assert_equal([[1, 2], [3]], [[1, 2], [3]])
+    _fails(r"got \[\[1, 2\], \[4\]\], expected \[\[1, 2\], \[3\]\]; first difference at \[1\]\[0\]: 4 instead of 3",
+           assert_equal, [[1, 2], [4]], [[1, 2], [3]], "tokens")
+    _fails(r"a list instead of a tuple", assert_equal, [1, 2], (1, 2))
+    _fails(r"first difference at \[0\]: a tensor of shape \(\).*instead of a Python int", assert_equal,
+           [torch.tensor(5)], [5])
+    _fails(r"^steps: got 2, expected 3$", assert_equal, 2, 3, "steps")
+
+
+def test_assert_unchanged_names_an_input_written_in_place():
+    from seqcourse.checks import assert_unchanged
+
+    x = torch.arange(6.0).reshape(2, 3)
+    before = x.clone()
+    assert_unchanged(x, before, "x")
+    x[1, 2] = -1.0
+    _fails(r"x was changed by your function: 1 of 6 entries differ after the call \(first at index \(1, 2\): 5 before, "
+           r"-1 after\); it writes into its input", assert_unchanged, x, before, "x")
+    seqs = [[1, 2], [3]]
+    _fails(r"sequences was changed by your function.*build a new list", assert_unchanged, seqs + [[4]], seqs, "sequences")
+
+
+def test_assert_gradient_names_a_cut_graph():
+    from seqcourse.checks import assert_gradient
+
+    want = torch.tensor([0.5, -0.25])
+    assert_gradient(torch.tensor([0.5, -0.25]), want)
+    _fails(r"no gradient arrived \(it is None\).*torch.no_grad\(\), \.detach\(\)", assert_gradient, None, want, "dL/dh0")
+    _fails(r"the gradient is zero.*detached between steps", assert_gradient, torch.zeros(2), want, "dL/dx")
+    _fails(r"Likely cause: your values are what you get if you detach the state", assert_gradient,
+           torch.tensor([0.5, 0.0]), want, "dL/dx", mistakes={"detach the state": torch.tensor([0.5, 0.0])})
+
+
+def test_assert_softmax_checks_in_the_order_that_names_the_cause():
+    from seqcourse.checks import assert_softmax
+
+    e = torch.tensor([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0]])
+    mask = torch.tensor([[True, True, True], [True, True, False]])
+    right = e.masked_fill(~mask, float("-inf")).softmax(-1)
+    assert_softmax(right, mask=mask)
+    axes = ("batch", "source positions")
+    both = torch.tensor([[True, True, False], [True, True, False]])
+    _fails(r"contains NaN.*all -inf", assert_softmax, e.masked_fill(~both, float("-inf")).softmax(0), mask=both)
+    _fails(r"sum to 1 along dimension 0 \(batch\), not along dimension 1 \(source positions\): the softmax is taken "
+           r"over the wrong axis", assert_softmax, e.softmax(0), mask=mask, axes=axes)
+    _fails(r"zeroed after the softmax", assert_softmax, e.softmax(-1) * mask, mask=mask)
+    _fails(r"masked \(padded\) positions get weight up to .*-inf before the softmax", assert_softmax, e.softmax(-1),
+           mask=mask)
+    inverted = e.masked_fill(mask, float("-inf"))
+    inverted[0] = 0.0
+    _fails(r"(wrong way round|NaN)", assert_softmax, inverted.softmax(-1), mask=mask)
+
+
+def test_order_mistakes_name_any_permutation_of_gate_blocks():
+    from seqcourse.checks import order_mistakes, rearrange_blocks
+
+    torch.manual_seed(3)
+    W = torch.randn(8, 3)                                    # 4 blocks of 2 rows, stacked f, i, o, g
+    x = torch.randn(5, 3)
+
+    def gates(weight, order="fiog"):                         # the "student" reads the blocks in `order`
+        blocks = dict(zip(order, (x @ weight.T).chunk(4, dim=1)))
+        return torch.sigmoid(blocks["f"]) * torch.tanh(blocks["g"]) + torch.sigmoid(blocks["o"] - blocks["i"])
+
+    mistakes = order_mistakes("fiog", lambda other: gates(rearrange_blocks(W, "fiog", other)))
+    assert len(mistakes) == 23
+    for other in ("ifog", "gofi", "oigf"):
+        _fails(rf"read the blocks in the order {', '.join(other)} instead of f, i, o, g", assert_close,
+               gates(W, other), gates(W), mistakes=mistakes)
+
+
+def test_diagnose_names_log_probabilities_ratios_and_interleaved_blocks():
+    torch.manual_seed(4)
+    scores = torch.randn(3, 6)
+    _fails(r"log-probabilities \(a log-softmax of the expected raw scores\)", assert_close, scores.log_softmax(-1), scores)
+    _fails(r"probabilities \(a softmax of the expected raw scores\)", assert_close, scores.softmax(-1), scores)
+    _fails(r"raw scores where log-probabilities are expected", assert_close, scores, scores.log_softmax(-1))
+    _fails(r"0.75 times the expected one: what you get if you divide by every position", assert_close,
+           torch.tensor(0.75 * 1.7), torch.tensor(1.7), ratios={"divide by every position": 0.75})
+    w = torch.randn(8, 3)
+    interleaved = w.reshape(2, 4, 3).transpose(0, 1).reshape(8, 3)
+    _fails(r"interleaved along dimension 0: your block j holds the entries j, j \+ 4", assert_close, interleaved, w)
+
+
+def test_brief_errors_show_the_students_line_in_one_line():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from seqcourse.checks import brief_error
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors, assert_close\n"
+                       "def helper(x):\n    raise RuntimeError('inside a helper of the course')\n"
+                       "explain_errors()\n", store_history=True)            # the instructor's setup cell
+        shell.run_cell("def rnn_cell(x, W):\n    return x @ W\n\ndef part2(x):\n    return helper(x)\n\n"
+                       "def part3():\n    raise NotImplementedError()\n", store_history=True)   # the student's cell
+
+        def message(code):
+            res = shell.run_cell(code, store_history=True)
+            exc = res.error_in_exec
+            assert exc is not None
+            return brief_error(exc, exc.__traceback__, shell)
+
+        text = message("rnn_cell(torch.ones(3, 4), torch.ones(5, 4))")
+        assert "\n" not in text
+        assert text.startswith('RuntimeError at your line "return x @ W" (Cell In[')
+        assert "in rnn_cell): mat1 and mat2 shapes cannot be multiplied (3x4 and 5x4) -- a matrix product" in text
+        assert text.endswith(", line 1]") and "[this cell: Cell In[" in text
+        assert 'at your line "return helper(x)"' in message("part2(1)")          # never the course's helper line
+        assert "this part is not written yet -- replace that line with your code" in message("part3()")
+        text = message("assert_close(torch.ones(2), torch.zeros(2), name='h')")
+        assert text.startswith("AssertionError: h: 2 of 2 entries differ") and " at " not in text.split(":")[0]
+    finally:
+        InteractiveShell.clear_instance()
