@@ -55,42 +55,105 @@ def test_vendored_axe_is_the_released_file():
     assert (AXE.parent / "LICENSE").exists(), "axe-core's licence (MPL-2.0) must be shipped beside it"
 
 
+AXE_RUN = """async (tags) => {
+    const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
+    return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+        nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
+                                  summary: n.failureSummary}))}));
+}"""
+# the reader's choice of theme, as the theme's own switch applies it (attributes on <html>, remembered)
+SET_THEME = """async (theme) => {
+    document.documentElement.dataset.theme = theme;
+    document.documentElement.dataset.mode = theme;
+    localStorage.setItem('mode', theme);
+    localStorage.setItem('theme', theme);
+    await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+    return document.documentElement.dataset.theme;
+}"""
+
+
 @pytest.fixture(scope="module")
 def audit(site):
-    """``{(page, width, theme): {"violations": [...], "checks": {...}}}`` for every page and configuration."""
+    """``{(page, width, theme): {"violations": [...], "checks": {...}, "theme": ...}}`` for every page and
+    configuration, and ``"__keyboard__"``: the folds that the keyboard cannot open. Each page is loaded once
+    per width; axe runs in the light theme, then in the dark one (switched as the theme's button does)."""
     base, html = site
     axe_source = AXE.read_text()
-    results = {}
+    results, keyboard = {}, []
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        for width, height, theme in CONFIGS:
+        for width, height in sorted({(w, h) for w, h, _ in CONFIGS}, reverse=True):
             context = browser.new_context(viewport={"width": width, "height": height})
-            context.add_init_script(THEME_SCRIPT % (theme, theme))
+            context.add_init_script(THEME_SCRIPT % ("light", "light"))
             for rel in _site_pages(html):
                 page = context.new_page()
                 page.goto(base + rel, wait_until="load")
                 page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
                 page.evaluate(axe_source)
-                found = page.evaluate(
-                    """async (tags) => {
-                        const r = await axe.run(document, {runOnly: {type: 'tag', values: tags},
-                                                           resultTypes: ['violations']});
-                        return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-                            nodes: v.nodes.map(n => ({target: n.target.join(' '),
-                                                      html: n.html.slice(0, 160),
-                                                      summary: n.failureSummary}))}));
-                    }""", TAGS)
-                checks = page.evaluate(CHECKS_JS) if (width, theme) == (1280, "light") else None
-                results[(rel, width, theme)] = {
-                    "violations": found, "checks": checks,
-                    "theme": page.evaluate("() => document.documentElement.dataset.theme")}
+                checks = page.evaluate(CHECKS_JS) if width == 1280 else None
+                for theme in ("light", "dark"):
+                    shown = page.evaluate(SET_THEME, theme)
+                    results[(rel, width, theme)] = {"violations": page.evaluate(AXE_RUN, TAGS),
+                                                    "checks": checks if theme == "light" else None,
+                                                    "theme": shown}
+                if width == 1280:
+                    page.evaluate(SET_THEME, "light")
+                    keyboard += _keyboard_problems(page, rel)
                 page.close()
             context.close()
-        keyboard = _keyboard_checks(browser, base, html)
         browser.close()
     results["__keyboard__"] = keyboard
     _write_report(results, html.parent / "accessibility.json")
     return results
+
+
+# What axe cannot judge: alternative texts that are file names, heading levels, folded content.
+CHECKS_JS = r"""() => {
+    const article = document.querySelector('article') || document.body;
+    const images = Array.from(article.querySelectorAll('img')).map(i => ({
+        src: (i.getAttribute('src') || '').split('/').pop(), alt: i.getAttribute('alt')}));
+    const headings = Array.from(document.querySelectorAll('main h1, main h2, main h3, main h4, main h5, main h6'))
+        .map(h => ({level: +h.tagName[1], text: h.textContent.trim().slice(0, 60)}));
+    return {images, headings};
+}"""
+
+
+def _keyboard_problems(page, rel):
+    """Every fold of the page (``details`` answers and hidden cells, the sidebar's sections, toggle
+    buttons) that is shown: reachable with Tab, and opened or closed by Enter."""
+    problems = []
+    toggles = page.evaluate("""() => {
+        const found = [];
+        document.querySelectorAll('details > summary').forEach((s, k) => {
+            s.setAttribute('data-kbd-test', 's' + k);
+            found.push({key: 's' + k, kind: 'summary', text: s.textContent.trim().slice(0, 50)});
+        });
+        document.querySelectorAll('button.toggle-button, .toggle-button button').forEach((b, k) => {
+            b.setAttribute('data-kbd-test', 'b' + k);
+            found.push({key: 'b' + k, kind: 'button',
+                        text: (b.getAttribute('aria-label') || b.textContent).trim().slice(0, 50)});
+        });
+        return found;
+    }""")
+    state = """(sel) => {
+        const e = document.querySelector(sel);
+        const d = e.closest('details');
+        return {open: d ? d.open : e.getAttribute('aria-expanded'), tabindex: e.tabIndex};
+    }"""
+    for t in toggles:
+        sel = f"[data-kbd-test='{t['key']}']"
+        element = page.locator(sel)
+        if not element.is_visible():
+            continue  # inside a folded sidebar section: checked once its parent is open
+        before = page.evaluate(state, sel)
+        if before["tabindex"] < 0:
+            problems.append(f"{rel}: {t['kind']} {t['text']!r} cannot be reached with Tab")
+            continue
+        element.focus()
+        page.keyboard.press("Enter")
+        if page.evaluate(state, sel)["open"] == before["open"]:
+            problems.append(f"{rel}: {t['kind']} {t['text']!r} does not open or close with Enter")
+    return problems
 
 
 def _write_report(results, path):
@@ -111,64 +174,6 @@ def _write_report(results, path):
                                 "pages_failing": len(failing), "views": len(views),
                                 "nodes_per_rule": dict(per_rule), "per_view": views,
                                 "keyboard": results["__keyboard__"]}, indent=1))
-
-
-# What axe cannot judge: alternative texts that are file names, heading levels, folded content.
-CHECKS_JS = r"""() => {
-    const article = document.querySelector('article') || document.body;
-    const images = Array.from(article.querySelectorAll('img')).map(i => ({
-        src: (i.getAttribute('src') || '').split('/').pop(), alt: i.getAttribute('alt')}));
-    const headings = Array.from(document.querySelectorAll('main h1, main h2, main h3, main h4, main h5, main h6'))
-        .filter(h => h.offsetParent !== null || h.closest('details'))
-        .map(h => ({level: +h.tagName[1], text: h.textContent.trim().slice(0, 60)}));
-    return {images, headings};
-}"""
-
-
-def _keyboard_checks(browser, base, html):
-    """For every folded element of every page: focusable, and toggled by Enter (summary or button)."""
-    problems = []
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    for rel in _site_pages(html):
-        page = context.new_page()
-        page.goto(base + rel, wait_until="load")
-        toggles = page.evaluate("""() => {
-            const found = [];
-            document.querySelectorAll('details > summary').forEach((s, k) => {
-                s.setAttribute('data-kbd-test', 's' + k);
-                found.push({key: 's' + k, kind: 'summary', text: s.textContent.trim().slice(0, 50)});
-            });
-            document.querySelectorAll('button.toggle-button, .toggle-button button').forEach((b, k) => {
-                b.setAttribute('data-kbd-test', 'b' + k);
-                found.push({key: 'b' + k, kind: 'button', text: (b.getAttribute('aria-label') || b.textContent).trim().slice(0, 50)});
-            });
-            return found;
-        }""")
-        for t in toggles:
-            sel = f"[data-kbd-test='{t['key']}']"
-            el = page.locator(sel)
-            if not el.is_visible():
-                continue  # inside a folded sidebar or section: reached once its parent is opened
-            before = page.evaluate(f"""() => {{
-                const e = document.querySelector("{sel}");
-                const d = e.closest('details');
-                return {{open: d ? d.open : e.getAttribute('aria-expanded'), tabindex: e.tabIndex}};
-            }}""")
-            if before["tabindex"] < 0:
-                problems.append(f"{rel}: {t['kind']} {t['text']!r} cannot be reached with Tab")
-                continue
-            el.focus()
-            page.keyboard.press("Enter")
-            after = page.evaluate(f"""() => {{
-                const e = document.querySelector("{sel}");
-                const d = e.closest('details');
-                return {{open: d ? d.open : e.getAttribute('aria-expanded')}};
-            }}""")
-            if after["open"] == before["open"]:
-                problems.append(f"{rel}: {t['kind']} {t['text']!r} does not open or close with Enter")
-        page.close()
-    context.close()
-    return problems
 
 
 def _violations(audit):
@@ -198,9 +203,10 @@ def test_axe_finds_no_wcag_violation(audit):
 
 def test_every_figure_has_a_real_alternative_text(audit):
     bad = []
-    for (rel, width, theme), v in audit.items():
-        if rel == "__keyboard__" or not v["checks"]:
+    for key, v in audit.items():
+        if key == "__keyboard__" or not v["checks"]:
             continue
+        rel = key[0]
         for img in v["checks"]["images"]:
             alt = (img["alt"] or "").strip()
             name = img["src"]
@@ -211,9 +217,10 @@ def test_every_figure_has_a_real_alternative_text(audit):
 
 def test_headings_go_down_one_level_at_a_time(audit):
     bad = []
-    for (rel, width, theme), v in audit.items():
-        if rel == "__keyboard__" or not v["checks"]:
+    for key, v in audit.items():
+        if key == "__keyboard__" or not v["checks"]:
             continue
+        rel = key[0]
         levels = v["checks"]["headings"]
         if levels and levels[0]["level"] != 1:
             bad.append(f"{rel}: the first heading is h{levels[0]['level']} {levels[0]['text']!r}")

@@ -3,8 +3,8 @@
 The rule, page by page (``chapters/*.md``, the pages a reader reads; the exercise notebooks are tested by
 their own tests):
 
-1. The **prose** is what a reader reads as text: paragraphs, lists, tables, admonitions, headings, image
-   alternative texts and math. Code is not prose: code cells, fenced code blocks, directives that show
+1. The **prose** is what a reader reads as text: paragraphs, lists, tables, admonitions, headings, math,
+   and the alternative texts of images (``![alt](...)`` and a code cell's ``mystnb: image: alt:``). Code is not prose: code cells, fenced code blocks, directives that show
    code (``literalinclude``), their options, inline code (```...```) and link targets are dropped.
 2. In the prose, a **number** is a run of digits (``7``, ``2,908``, ``0.25``, ``10^{-18}``, with a ``%``
    or not) or a number word (``three`` .. ``thousand``, ``half``, ``third``, ``quarter``, ``twice``,
@@ -83,7 +83,10 @@ def _prose_lines(text: str) -> list[str]:
         elif fence is not None and line.strip() == fence:
             fence = None
         elif fence is not None:
-            if keep and not re.match(r"^\s*:[\w-]+:", line):  # directive options are not prose
+            alt = re.match(r'^\s+alt:\s*"?(.*?)"?\s*$', line)
+            if alt:
+                out[i] = alt.group(1)  # a figure's alternative text (mystnb: image: alt:) is prose
+            elif keep and not re.match(r"^\s*:[\w-]+:", line):  # directive options are not prose
                 out[i] = line
         else:
             out[i] = line
