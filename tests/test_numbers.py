@@ -16,7 +16,7 @@ their own tests):
    b. **part of a name**: digits inside a word (``H100``, ``float32``, ``CS224N``, ``UTF-8``, ``U+202F``,
       ``13a``, ``ch07``);
    c. **a reference or a list marker**: a chapter's number in its title (``# 7. ...``), ``chapter 7``, ``exercise 3``, ``part 2``, ``section 4``, ``issue #43227``,
-      ``arXiv:1406.1078``, the number of a numbered list item (``1. ...``, ``**2. ...**``), a year (1900-2029, as in ``Cho et al. (2014)``), and everything in a
+      ``arXiv:1406.1078``, the notation page's "chapters" column, the number of a numbered list item (``1. ...``, ``**2. ...**``), a year (1900-2029, as in ``Cho et al. (2014)``), and everything in a
       ``**References.**`` paragraph or a ``## References`` section;
    d. **zero and one** anywhere (``exceeds 1``, ``near 0``); **an index or a small constant of an
       equation**: in math, a sub- or superscript of a symbol
@@ -95,9 +95,18 @@ def _prose_lines(text: str) -> list[str]:
 
 
 def _drop_references(lines: list[str]) -> list[str]:
-    """Blank ``## References`` sections and ``**References.**`` paragraphs (citations, not claims)."""
-    out, in_section, in_paragraph = [], False, False
+    """Blank ``## References`` sections and ``**References.**`` paragraphs (citations, not claims), and the
+    last cell of table rows whose header's last cell is ``chapters`` (the notation page's chapter lists)."""
+    out, in_section, in_paragraph, chapters_column = [], False, False, False
     for line in lines:
+        if line.startswith("|"):
+            cells = line.rstrip().rstrip("|").split("|")
+            if cells[-1].strip() == "chapters":
+                chapters_column = True
+            elif chapters_column:
+                line = "|".join(cells[:-1]) + "|"
+        else:
+            chapters_column = False
         if line.startswith("#"):
             in_section = line.lstrip("#").strip().lower() == "references"
         if line.startswith("**References.**"):
