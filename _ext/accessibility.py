@@ -11,7 +11,7 @@ them while each page is rendered (``html-page-context``), in the HTML the server
   (``label-content-name-mismatch``). The ``aria-label`` is dropped, so the name is the visible text.
 
 The search and theme buttons are fixed in the course's templates (``_templates/``). The checks:
-``tests/test_accessibility.py``.
+``tests/test_browser_accessibility.py``.
 """
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from markupsafe import Markup
 HIDDEN_CELL_SUMMARY = '<summary aria-label="Toggle hidden content">'
 # li.has-children > a.reference ... > details > summary > span.toctree-toggle (the chevron, no text)
 SIDEBAR_FOLD = re.compile(
-    r'(<a class="reference internal[^"]*" href="[^"]*">(?P<title>.*?)</a>\s*<details(?: open="open")?>\s*)'
+    r'(<a class="[^"]*reference internal[^"]*" href="[^"]*">(?P<title>(?:(?!<a\b|</a>).)*)</a>\s*'
+    r'<details(?: open="open")?>\s*)'
     r'<summary>(?=\s*<span class="toctree-toggle")', re.DOTALL)
 
 

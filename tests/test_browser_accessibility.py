@@ -11,8 +11,9 @@ and index pages) is opened in headless Chromium (Playwright, as in ``test_browse
 - every folded element (``details`` answers, hidden cell inputs and outputs, the sidebar's sections) opens
   from the keyboard: it can be focused with Tab, and Enter or Space toggles it.
 
-The book build is the one ``tests/conftest.py`` starts for the session. One browser serves every page and
-configuration; the whole test costs a few minutes.
+The book build is the one ``tests/conftest.py`` starts for the session (this file's name sorts it after
+``test_book.py``, so that the grading tests run while the book builds). Each page is loaded once per width,
+and axe runs on it in the light and then the dark theme; the whole test costs a few minutes.
 """
 from __future__ import annotations
 
@@ -68,6 +69,8 @@ SET_THEME = """async (theme) => {
     localStorage.setItem('mode', theme);
     localStorage.setItem('theme', theme);
     await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+    // colours fade from one theme to the other (CSS transitions): judge them once they have settled
+    await Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)));
     return document.documentElement.dataset.theme;
 }"""
 
