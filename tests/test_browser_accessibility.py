@@ -204,13 +204,15 @@ def test_axe_finds_no_wcag_violation(audit):
                     f"{dict(per_rule)}\n" + "\n".join(lines[:60]))
 
 
+def _page_checks(audit):
+    """(page, checks) of every page: the checks of CHECKS_JS, made once per page (1280 px, light)."""
+    return [(key[0], v["checks"]) for key, v in audit.items() if key != "__keyboard__" and v["checks"]]
+
+
 def test_every_figure_has_a_real_alternative_text(audit):
     bad = []
-    for key, v in audit.items():
-        if key == "__keyboard__" or not v["checks"]:
-            continue
-        rel = key[0]
-        for img in v["checks"]["images"]:
+    for rel, checks in _page_checks(audit):
+        for img in checks["images"]:
             alt = (img["alt"] or "").strip()
             name = img["src"]
             if len(alt) < 15 or re.search(r"\.(png|svg|jpe?g)$|^[0-9a-f]{16,}", alt) or alt == name:
@@ -220,11 +222,8 @@ def test_every_figure_has_a_real_alternative_text(audit):
 
 def test_headings_go_down_one_level_at_a_time(audit):
     bad = []
-    for key, v in audit.items():
-        if key == "__keyboard__" or not v["checks"]:
-            continue
-        rel = key[0]
-        levels = v["checks"]["headings"]
+    for rel, checks in _page_checks(audit):
+        levels = checks["headings"]
         if levels and levels[0]["level"] != 1:
             bad.append(f"{rel}: the first heading is h{levels[0]['level']} {levels[0]['text']!r}")
         for a, b in zip(levels, levels[1:]):
