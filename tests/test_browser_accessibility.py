@@ -17,6 +17,7 @@ and axe runs on it in the light and then the dark theme; the whole test costs a 
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import re
@@ -27,7 +28,7 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("SEQCOURSE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (tests/requirements.txt)")
+async_api = pytest.importorskip("playwright.async_api", reason="pip install playwright (tests/requirements.txt)")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian: apt-get install chromium)")
 
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
@@ -62,12 +63,10 @@ AXE_RUN = """async (tags) => {
         nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
                                   summary: n.failureSummary}))}));
 }"""
-# the reader's choice of theme, as the theme's own switch applies it (attributes on <html>, remembered)
+# the reader's choice of theme, made with the theme's own button (it cycles auto, light, dark)
 SET_THEME = """async (theme) => {
-    document.documentElement.dataset.theme = theme;
-    document.documentElement.dataset.mode = theme;
-    localStorage.setItem('mode', theme);
-    localStorage.setItem('theme', theme);
+    const button = document.querySelector('.theme-switch-button');
+    for (let i = 0; i < 3 && document.documentElement.dataset.mode !== theme; i++) button.click();
     await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
     // colours fade from one theme to the other (CSS transitions): judge them once they have settled
     await Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)));
@@ -79,35 +78,47 @@ SET_THEME = """async (theme) => {
 def audit(site):
     """``{(page, width, theme): {"violations": [...], "checks": {...}, "theme": ...}}`` for every page and
     configuration, and ``"__keyboard__"``: the folds that the keyboard cannot open. Each page is loaded once
-    per width; axe runs in the light theme, then in the dark one (switched as the theme's button does)."""
+    per width; axe runs in the light theme, then in the dark one (switched with the theme's button).
+    Pages are audited ``SEQCOURSE_AXE_WORKERS`` at a time (default: one per CPU core, at most 4)."""
     base, html = site
-    axe_source = AXE.read_text()
-    results, keyboard = {}, []
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        for width, height in sorted({(w, h) for w, h, _ in CONFIGS}, reverse=True):
-            context = browser.new_context(viewport={"width": width, "height": height})
-            context.add_init_script(THEME_SCRIPT % ("light", "light"))
-            for rel in _site_pages(html):
-                page = context.new_page()
-                page.goto(base + rel, wait_until="load")
-                page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
-                page.evaluate(axe_source)
-                checks = page.evaluate(CHECKS_JS) if width == 1280 else None
-                for theme in ("light", "dark"):
-                    shown = page.evaluate(SET_THEME, theme)
-                    results[(rel, width, theme)] = {"violations": page.evaluate(AXE_RUN, TAGS),
-                                                    "checks": checks if theme == "light" else None,
-                                                    "theme": shown}
-                if width == 1280:
-                    page.evaluate(SET_THEME, "light")
-                    keyboard += _keyboard_problems(page, rel)
-                page.close()
-            context.close()
-        browser.close()
+    workers = int(os.environ.get("SEQCOURSE_AXE_WORKERS", str(min(4, os.cpu_count() or 1))))
+    results, keyboard = asyncio.run(_audit(base, html, max(1, workers)))
     results["__keyboard__"] = keyboard
     _write_report(results, html.parent / "accessibility.json")
     return results
+
+
+async def _audit(base, html, workers):
+    axe_source = AXE.read_text()
+    results, keyboard = {}, []
+    limit = asyncio.Semaphore(workers)
+    async with async_api.async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+
+        async def one(context, rel, width):
+            async with limit:
+                page = await context.new_page()
+                await page.goto(base + rel, wait_until="load")
+                await page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
+                await page.evaluate(axe_source)
+                checks = await page.evaluate(CHECKS_JS) if width == 1280 else None
+                for theme in ("light", "dark"):
+                    shown = await page.evaluate(SET_THEME, theme)
+                    results[(rel, width, theme)] = {"violations": await page.evaluate(AXE_RUN, TAGS),
+                                                    "checks": checks if theme == "light" else None,
+                                                    "theme": shown}
+                if width == 1280:
+                    await page.evaluate(SET_THEME, "light")
+                    keyboard.extend(await _keyboard_problems(page, rel))
+                await page.close()
+
+        for width, height in sorted({(w, h) for w, h, _ in CONFIGS}, reverse=True):
+            context = await browser.new_context(viewport={"width": width, "height": height})
+            await context.add_init_script(THEME_SCRIPT % ("light", "light"))
+            await asyncio.gather(*(one(context, rel, width) for rel in _site_pages(html)))
+            await context.close()
+        await browser.close()
+    return results, sorted(keyboard)
 
 
 # What axe cannot judge: alternative texts that are file names, heading levels, folded content.
@@ -121,11 +132,11 @@ CHECKS_JS = r"""() => {
 }"""
 
 
-def _keyboard_problems(page, rel):
+async def _keyboard_problems(page, rel):
     """Every fold of the page (``details`` answers and hidden cells, the sidebar's sections, toggle
     buttons) that is shown: reachable with Tab, and opened or closed by Enter."""
     problems = []
-    toggles = page.evaluate("""() => {
+    toggles = await page.evaluate("""() => {
         const found = [];
         document.querySelectorAll('details > summary').forEach((s, k) => {
             s.setAttribute('data-kbd-test', 's' + k);
@@ -146,15 +157,15 @@ def _keyboard_problems(page, rel):
     for t in toggles:
         sel = f"[data-kbd-test='{t['key']}']"
         element = page.locator(sel)
-        if not element.is_visible():
+        if not await element.is_visible():
             continue  # inside a folded sidebar section: checked once its parent is open
-        before = page.evaluate(state, sel)
+        before = await page.evaluate(state, sel)
         if before["tabindex"] < 0:
             problems.append(f"{rel}: {t['kind']} {t['text']!r} cannot be reached with Tab")
             continue
-        element.focus()
-        page.keyboard.press("Enter")
-        if page.evaluate(state, sel)["open"] == before["open"]:
+        await element.focus()
+        await page.keyboard.press("Enter")
+        if (await page.evaluate(state, sel))["open"] == before["open"]:
             problems.append(f"{rel}: {t['kind']} {t['text']!r} does not open or close with Enter")
     return problems
 
