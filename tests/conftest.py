@@ -1,8 +1,11 @@
 """Shared fixtures: the course's assignments graded once per test session, and timing reports."""
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -87,7 +90,9 @@ BOOK: dict = {}
 
 
 def pytest_collection_finish(session):
-    if any(item.nodeid.startswith(("tests/test_book.py", "tests/test_browser.py")) for item in session.items):
+    if os.environ.get("SEQCOURSE_BOOK_HTML"):
+        return  # a book built beforehand (see the book fixture)
+    if any("book" in getattr(item, "fixturenames", ()) for item in session.items):
         import subprocess
         import tempfile
 
@@ -108,8 +113,34 @@ def pytest_sessionfinish(session):
 
 @pytest.fixture(scope="session")
 def book():
-    """``(returncode, log text, html folder)`` of one full book build with warnings as errors."""
+    """``(returncode, log text, html folder)`` of one full book build with warnings as errors.
+
+    ``SEQCOURSE_BOOK_HTML=path/to/_build/html`` tests that folder instead (while working on the browser
+    tests, with a book built beforehand); CI never sets it."""
+    prebuilt = os.environ.get("SEQCOURSE_BOOK_HTML")
+    if prebuilt:
+        return 0, "build succeeded (built beforehand: SEQCOURSE_BOOK_HTML)", Path(prebuilt)
     if "proc" not in BOOK:
         pytest.skip("book build not started")
     rc = BOOK["proc"].wait(timeout=1800)
     return rc, BOOK["log_path"].read_text(errors="replace"), BOOK["out"] / "_build" / "html"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def site(book):
+    """``(base URL, html folder)``: the built book served on 127.0.0.1 for the browser tests."""
+    rc, log, html = book
+    if rc != 0:
+        pytest.fail("the book did not build; see test_book.py")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(html)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", html
+    finally:
+        server.shutdown()

@@ -9,11 +9,8 @@ from disk (file://). Saves screenshots of a few pages into the build folder (``_
 """
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import shutil
-import threading
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
@@ -37,25 +34,6 @@ SCREENSHOTS = {  # page -> file name
 }
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def site(book):
-    rc, log, html = book
-    if rc != 0:
-        pytest.fail("the book did not build; see test_book.py")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(html)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", html
-    finally:
-        server.shutdown()
 
 
 @pytest.fixture(scope="module")
