@@ -29,6 +29,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from browser_tools import ARGS, AXE_RUN, CHROMIUM, TAGS, axe_source
 
 import autograder_synth as synth
 from autograder import grading
@@ -36,11 +37,6 @@ from autograder.batch import CSV_FIELDS
 from autograder.lms_export import CANVAS_HEADER
 
 REPORTED = ["ch02", "ch05", "ch09"]
-AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
-AXE_SHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"   # npm axe-core 4.14.1, axe.min.js
-CHROMIUM = os.environ.get("SEQCOURSE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 
 def _cli(*args, timeout=900):
@@ -235,18 +231,12 @@ def test_due_date_defaults_to_the_gradebooks(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------- in Chromium
-def _axe_source() -> str:
-    data = AXE.read_bytes()
-    assert hashlib.sha256(data).hexdigest() == AXE_SHA256, f"{AXE} is not the vendored axe-core 4.14.1"
-    return data.decode()
-
-
 def _chromium_pages(paths: list) -> dict:
     """Open each page from disk; ``{path: (axe violations, console errors, requests that left the file)}``."""
     playwright_api = pytest.importorskip("playwright.sync_api")
     if CHROMIUM is None:
         pytest.skip("no chromium on this machine (Debian: apt-get install chromium)")
-    axe = _axe_source()
+    axe = axe_source()
     results = {}
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
@@ -259,9 +249,7 @@ def _chromium_pages(paths: list) -> dict:
             page.on("request", lambda r, o=outside, u=path.as_uri(): o.append(r.url) if r.url != u else None)
             page.goto(path.as_uri(), wait_until="load")
             page.add_script_tag(content=axe)
-            found = page.evaluate("""async () => (await axe.run(document, {runOnly: {type: 'tag',
-                values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})).violations
-                .map(v => v.id + ': ' + v.help + ' (' + v.nodes.length + ')')""")
+            found = [f"{v['id']}: {v['help']} ({len(v['nodes'])})" for v in page.evaluate(AXE_RUN, TAGS)]
             results[path] = (found, errors, outside)
             page.close()
         browser.close()

@@ -9,14 +9,11 @@ from disk (file://). Saves screenshots of a few pages into the build folder (``_
 """
 from __future__ import annotations
 
-import os
-import shutil
-from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
+from browser_tools import ARGS, CHROMIUM
 
-CHROMIUM = os.environ.get("SEQCOURSE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (tests/requirements.txt)")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian: apt-get install chromium)")
 
@@ -32,8 +29,6 @@ SCREENSHOTS = {  # page -> file name
     "chapters/ch01_sequence_configurations.html": "chapter.png",
     "exercises/ch01/ch01_sequence_configurations.html": "exercise.png",
 }
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 
 @pytest.fixture(scope="module")

@@ -18,25 +18,18 @@ and axe runs on it in the light and then the dark theme; the whole test costs a 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import re
-import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from browser_tools import ARGS, AXE, AXE_RUN, AXE_SHA256, CHROMIUM, TAGS, axe_source
 
-CHROMIUM = os.environ.get("SEQCOURSE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 async_api = pytest.importorskip("playwright.async_api", reason="pip install playwright (tests/requirements.txt)")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian: apt-get install chromium)")
 
-AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
-AXE_SHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 CONFIGS = [(1280, 900, "light"), (1280, 900, "dark"), (390, 844, "light"), (390, 844, "dark")]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 # the theme reads the reader's choice from localStorage before it paints (pydata-sphinx-theme)
 THEME_SCRIPT = "localStorage.setItem('mode', '%s'); localStorage.setItem('theme', '%s');"
 
@@ -52,17 +45,10 @@ def _site_pages(html: Path) -> list[str]:
 
 
 def test_vendored_axe_is_the_released_file():
-    assert hashlib.sha256(AXE.read_bytes()).hexdigest() == AXE_SHA256, (
-        "tests/vendor/axe-core/axe.min.js is not the file whose checksum the test knows: see its README")
+    axe_source()
     assert (AXE.parent / "LICENSE").exists(), "axe-core's licence (MPL-2.0) must be shipped beside it"
 
 
-AXE_RUN = """async (tags) => {
-    const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
-    return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-        nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
-                                  summary: n.failureSummary}))}));
-}"""
 # the reader's choice of theme, made with the theme's own button (it cycles auto, light, dark)
 SET_THEME = """async (theme) => {
     const button = document.querySelector('.theme-switch-button');
@@ -89,7 +75,7 @@ def audit(site):
 
 
 async def _audit(base, html, workers):
-    axe_source = AXE.read_text()
+    axe_js = axe_source()
     results, keyboard = {}, []
     limit = asyncio.Semaphore(workers)
     async with async_api.async_playwright() as p:
@@ -100,7 +86,7 @@ async def _audit(base, html, workers):
                 page = await context.new_page()
                 await page.goto(base + rel, wait_until="load")
                 await page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
-                await page.evaluate(axe_source)
+                await page.evaluate(axe_js)
                 checks = await page.evaluate(CHECKS_JS) if width == 1280 else None
                 for theme in ("light", "dark"):
                     shown = await page.evaluate(SET_THEME, theme)
