@@ -48,6 +48,8 @@ class Case:
     why: str
     reason: str | None = None       # a substring the reason column must contain
     sandbox: bool = False            # the expectation holds only inside bubblewrap
+    instructor_only: bool = False    # the reason comes after a hidden part: only the instructor's record
+                                     # (state.jsonl) may hold it; the student-visible reason says less
 
 
 # ------------------------------------------------------------------------------------------- notebooks
@@ -100,9 +102,9 @@ def build(mk: Maker, course_root: Path, port: int) -> tuple[dict, list]:
     subs: dict = {}
     cases: list = []
 
-    def add(student, files, score, status, why, reason=None, sandbox=False):
+    def add(student, files, score, status, why, reason=None, sandbox=False, instructor_only=False):
         subs[student] = files
-        cases.append(Case(student, score, status, why, reason, sandbox))
+        cases.append(Case(student, score, status, why, reason, sandbox, instructor_only))
 
     sol_nb_bytes = mk.dump(mk.nb())
     m2o_sol = mk.sol["ch01_many_to_one"]
@@ -132,23 +134,23 @@ def build(mk: Maker, course_root: Path, port: int) -> tuple[dict, list]:
 
     # ---- runaway code
     add("infinite-loop", {NB: mk.dump(mk.nb(mk.plus("ch01_many_to_many_sync", "while True:\n    pass")))}, FULL,
-        "timeout", "an endless loop after a correct answer: interrupted, the rest still runs", reason="interrupted")
+        "timeout", "an endless loop after a correct answer: interrupted, the rest still runs", reason="interrupted", instructor_only=True)
     swallow = "while True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass"
     add("swallow-interrupt", {NB: mk.dump(mk.nb(mk.plus("ch01_many_to_many_sync", swallow)))}, 2.0, "timeout",
-        "an endless loop that ignores interrupts: killed; only the test before it counts", reason="did not stop")
+        "an endless loop that ignores interrupts: killed; only the test before it counts", reason="did not stop", instructor_only=True)
     bomb = ("def _bomb():\n    hog = []\n    while True:\n        hog.append(b'x' * (64 << 20))\n_bomb()")
     add("memory-bomb", {NB: mk.dump(mk.nb(mk.plus("ch01_one_to_many", bomb)))}, FULL, "ok",
-        "allocates until the memory limit: MemoryError in that cell only", reason="MemoryError")
+        "allocates until the memory limit: MemoryError in that cell only", reason="MemoryError", instructor_only=True)
     fork = "import os\nwhile True:\n    os.fork()"
     add("fork-bomb", {NB: mk.dump(mk.nb(mk.plus("ch01_one_to_many", fork)))}, FULL, "ok",
-        "forks until the process limit: that cell fails, nothing else", reason="BlockingIOError")
+        "forks until the process limit: that cell fails, nothing else", reason="BlockingIOError", instructor_only=True)
     add("os-exit", {NB: mk.dump(mk.nb(mk.plus("ch01_many_to_many_async", "import os\nos._exit(0)")))}, 6.0,
-        "crashed", "os._exit in part 4: the tests before it count", reason="exited")
+        "crashed", "os._exit in part 4: the tests before it count", reason="exited", instructor_only=True)
     add("sys-exit", {NB: mk.dump(mk.nb(mk.plus("ch01_fit", "import sys\nsys.exit(0)", before=True)))}, 13.0, "ok",
         "sys.exit before fit is defined: that cell stops, the notebook goes on (part 7 trains with the reference "
-        "fit, so only part 6 is lost)", reason="SystemExit")
+        "fit, so only part 6 is lost)", reason="SystemExit", instructor_only=True)
     add("killed-kernel", {NB: mk.dump(mk.nb(mk.plus("ch01_fit", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")))},
-        11.0, "crashed", "the process kills itself in part 6", reason="signal 9")
+        11.0, "crashed", "the process kills itself in part 6", reason="signal 9", instructor_only=True)
 
     # ---- malformed, missing, renamed
     add("truncated-json", {NB: sol_nb_bytes[: len(sol_nb_bytes) // 2]}, 0.0, "invalid", "half a file",
@@ -326,7 +328,7 @@ def build(mk: Maker, course_root: Path, port: int) -> tuple[dict, list]:
         "fetches part 1 from a server on the grader's loopback if it can (it cannot)", sandbox=True)
     add("huge-output", {NB: mk.dump(mk.nb(mk.plus("ch01_many_to_many_sync",
                                                    "print('x' * (100 << 20))\nimport os\nos.write(1, b'y' * (8 << 20))")))},
-        FULL, "ok", "prints 100 MB", reason="very large output")
+        FULL, "ok", "prints 100 MB", reason="very large output", instructor_only=True)
     noisy = ("import sys, warnings\n_forward = ManyToOne.forward\ndef _noisy(self, x):\n"
              "    warnings.warn('a harmless warning from the student')\n    print('debug: forward', file=sys.stderr)\n"
              "    return _forward(self, x)\nManyToOne.forward = _noisy\n")
@@ -457,7 +459,17 @@ def test_expected_score_and_status(catalog, case):
         f"{case.student} ({case.why}): expected {case.score:g}/{FULL:g} {case.status}, got {got[0]:g} {got[1]}; "
         f"reason: {row['reason']}")
     assert float(row["max_score"]) == FULL
-    if case.reason == "":
+    if case.instructor_only:
+        # what the student's code did after a hidden part ran (an exception's name, a signal, its output) may
+        # carry what it saw there: grades.csv and feedback say only the status; state.jsonl keeps the detail
+        rec = catalog["records"][case.student]
+        detail = " ".join(nb.get("detail", "") for nb in rec["notebooks"].values())
+        assert case.reason in detail, f"{case.student}: instructor detail {detail!r} lacks {case.reason!r}"
+        assert case.reason not in row["reason"], (
+            f"{case.student}: {case.reason!r} reached the student-visible reason {row['reason']!r}")
+        if case.status != "ok":
+            assert "details are hidden" in row["reason"], f"{case.student}: {row['reason']!r} does not say why it is short"
+    elif case.reason == "":
         assert row["reason"] == "", f"{case.student}: expected an empty reason, got {row['reason']!r}"
     elif case.reason:
         assert case.reason in row["reason"], f"{case.student}: reason {row['reason']!r} lacks {case.reason!r}"
