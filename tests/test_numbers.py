@@ -13,8 +13,10 @@ their own tests):
    a. **glued**: pasted by ``{glue:text}``/``{glue:md}``/``{glue}``, so the build computed it (a cell
       reads benchmark results from their committed files, or the page computes it) -- it is then not in
       the source at all;
-   b. **part of a name**: digits inside a word (``H100``, ``float32``, ``CS224N``, ``UTF-8``, ``U+202F``,
-      ``13a``, ``ch07``);
+   b. **part of a name**: digits inside a word (``H100``, ``float32``, ``CS224N``, ``U+202F``, ``13a``,
+      ``ch07``), or after a capital letter and a hyphen (``UTF-8``, ``SHA-256``); a number after a lower-case
+      word and a hyphen (``top-5``) or after another number and a hyphen (the parts of a date, ``2017-09-29``)
+      is a number like any other;
    c. **a reference or a list marker**: a chapter's number in its title (``# 7. ...``), ``chapter 7``, ``exercise 3``, ``part 2``, ``section 4``, ``issue #43227``,
       ``arXiv:1406.1078``, the notation page's "chapters" column, the number of a numbered list item (``1. ...``, ``**2. ...**``), a year (1900-2029, as in ``Cho et al. (2014)``), and everything in a
       ``**References.**`` paragraph or a ``## References`` section;
@@ -53,8 +55,9 @@ NUMBER_WORDS = ("three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen
                 "thousand|million|billion|half|halves|third|thirds|quarter|quarters|twice|thrice|double|"
                 "triple|dozen|\\w+fold")
 WORD_RE = re.compile(rf"\b({NUMBER_WORDS})s?\b", re.IGNORECASE)
-# a number: digits with thousands commas and a decimal part, optionally a power (10^{-18}, 0.5^{40})
-DIGITS_RE = re.compile(r"(?<![\w.+/#:])(?<!\w-)((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\^\{?-?\d+\}?)?%?)(?![\w])")
+# a number: digits with thousands commas and a decimal part, optionally a power (10^{-18}, 0.5^{40}); not
+# the digits of a word (H100) nor those after a capital and a hyphen (UTF-8, SHA-256), which are names
+DIGITS_RE = re.compile(r"(?<![\w.+/#:])(?<![A-Z]-)((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\^\{?-?\d+\}?)?%?)(?![\w])")
 REFERENCE_RE = re.compile(r"\b(?:chapters?|exercises?|parts?|sections?|figures?|issue|week|course|step|steps|"
                           r"version|versions)\s+(?:\d+(?:\s*(?:,|and|to|-)\s*\d+)*)", re.IGNORECASE)
 CODE_DIRECTIVES = ("code-cell", "literalinclude", "code", "code-block", "glue:figure", "glue:math", "glue",
@@ -244,3 +247,12 @@ def test_the_rule_catches_a_hand_typed_result(tmp_path):
     page = read_page(path)
     assert [n for *_, n in page.numbers] == ["97.3%", "four", "10^{-18}", "0.95", "2,908"]
     assert unexplained(page, ["after $10^{-18}$"]) == [n for n in page.numbers if n[3] != "10^{-18}"]
+
+
+def test_numbers_after_a_hyphen(tmp_path):
+    """A hyphen hides a number only in a name written in capitals (UTF-8, SHA-256): the parts of a date and a
+    number after a lower-case word are numbers (the rule once skipped every number after a word and a hyphen,
+    so a hand-typed date passed unseen)."""
+    path = tmp_path / "page.md"
+    path.write_text("# A page\n\nThe file dated 2017-09-29 has top-5 accuracy, in UTF-8, with a SHA-256 sum.\n")
+    assert [n for *_, n in read_page(path).numbers] == ["09", "29", "5"]
