@@ -1240,26 +1240,23 @@ class _Recorder:
         return {"t": "cmp", "id": nid, "ops": list(ops), "vals": vals, "links": links, "k": ok}
 
     def and_(self, nid, thunks):
-        items, k = [], True
-        for th in thunks:
-            n = th()
-            items.append(n)
-            if n["k"] is None:
-                k = None
-            elif not n["k"]:
-                return {"t": "and", "id": nid, "items": items, "k": False}
-        return {"t": "and", "id": nid, "items": items, "k": k}
+        return self._junction("and", nid, thunks, False)
 
     def or_(self, nid, thunks):
-        items, k = [], False
+        return self._junction("or", nid, thunks, True)
+
+    @staticmethod
+    def _junction(t, nid, thunks, decisive):
+        """``and``/``or``: the items, evaluated in order until one is ``decisive`` (False for and, True for or)."""
+        items, k = [], not decisive
         for th in thunks:
             n = th()
             items.append(n)
             if n["k"] is None:
                 k = None
-            elif n["k"]:
-                return {"t": "or", "id": nid, "items": items, "k": True}
-        return {"t": "or", "id": nid, "items": items, "k": k}
+            elif _bool(n["k"]) is decisive:
+                return {"t": t, "id": nid, "items": items, "k": decisive}
+        return {"t": t, "id": nid, "items": items, "k": k}
 
     def not_(self, nid, thunk):
         n = thunk()

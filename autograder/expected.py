@@ -42,7 +42,7 @@ import builtins
 from dataclasses import dataclass, field
 
 from .course import Profile
-from .instrument import PREDICATES, ImportMap, is_checking_function, is_literal
+from .instrument import PREDICATES, ImportMap, is_checking_function, is_literal, module_bindings
 
 _BUILTINS = set(dir(builtins))
 # builtins that never call back into the objects they are given in a way that could change them
@@ -251,26 +251,7 @@ def reads(node: ast.AST) -> set[str]:
 
 def binds(stmt: ast.AST) -> set[str]:
     """Module-level names a statement binds (not inside its functions, classes, lambdas or comprehensions)."""
-    out: set = set()
-
-    def visit(n):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(n.name)
-            return
-        if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            return
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            out.add(n.id)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            out.update((a.asname or a.name).split(".")[0] for a in n.names if a.name != "*")
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            out.add(n.name)
-        for c in ast.iter_child_nodes(n):
-            visit(c)
-
-    visit(stmt)
-    return out
-
+    return {name for name, _line in module_bindings(stmt)}
 
 def _is_check_helper(fn: ast.AST, imports: ImportMap, checkers: tuple) -> bool:
     return any(isinstance(n, ast.Assert) or checker(n, imports, checkers) for n in ast.walk(fn))

@@ -469,7 +469,7 @@ def compile_cell(source: str, filename: str, *, key: str, recorder_placeholder: 
         for is_hidden, body in groups:
             mod = ast.Module(body=body, type_ignores=[])
             result.parts.append({"code": marshal.dumps(compile(mod, filename, "exec", dont_inherit=True)),
-                                 "hidden": is_hidden, "binds": sorted(_module_bindings(body))})
+                                 "hidden": is_hidden, "binds": sorted({n for stmt in body for n, _ in module_bindings(stmt)})})
     return result
 
 
@@ -491,35 +491,26 @@ def _split_hidden(tree: ast.Module, hidden: set) -> list | None:
     return groups
 
 
-def _module_bindings(body: list) -> set:
-    """Names that statements bind in the module's namespace (not inside functions, classes, comprehensions)."""
-    out: set = set()
-
-    def visit(node):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-            for d in node.decorator_list:
-                visit(d)
-            return
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            return
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for a in node.names:
-                if a.name != "*":
-                    out.add((a.asname or a.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)
-        elif isinstance(node, ast.MatchAs) and node.name:
-            out.add(node.name)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    for stmt in body:
-        visit(stmt)
-    return out
-
+def module_bindings(node: ast.AST):
+    """``(name, line)`` for every name that ``node`` binds in the module's namespace (not inside its functions,
+    classes, lambdas or comprehensions: a function or class binds its own name, and its decorators are read here)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name, node.lineno
+        for d in node.decorator_list:
+            yield from module_bindings(d)
+        return
+    if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        return
+    if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        yield node.id, node.lineno
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        for a in node.names:
+            if a.name != "*":
+                yield (a.asname or a.name).split(".")[0], node.lineno
+    elif isinstance(node, (ast.ExceptHandler, ast.MatchAs)) and node.name:
+        yield node.name, node.lineno
+    for child in ast.iter_child_nodes(node):
+        yield from module_bindings(child)
 
 def bound_names(source: str) -> set[str]:
     try:
@@ -544,28 +535,6 @@ def hidden_only_names(source: str) -> set[str]:
     except SyntaxError:
         return set()
     at: dict[str, set] = {}
-
-    def add(name, line):
+    for name, line in module_bindings(tree):
         at.setdefault(name, set()).add(line in hidden)
-
-    def visit(node):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            add(node.name, node.lineno)
-            return   # what is bound inside is local to it
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            return
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            add(node.id, node.lineno)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for a in node.names:
-                if a.name != "*":
-                    add((a.asname or a.name).split(".")[0], node.lineno)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            add(node.name, node.lineno)
-        elif isinstance(node, ast.MatchAs) and node.name:
-            add(node.name, node.lineno)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
     return {name for name, where in at.items() if where == {True}}

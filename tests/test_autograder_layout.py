@@ -188,7 +188,9 @@ def test_the_grader_sends_only_the_protocols_messages(tmp_path):
 
 def test_driver_reports_the_protocols_check_nodes_and_recorder():
     tree = _tree("_driver.py")
-    assert {k for k, _ in _dicts_with(tree, "t")} == set(Node)
+    junctions = {n.args[0].value for n in ast.walk(tree) if isinstance(n, ast.Call)
+                 and isinstance(n.func, ast.Attribute) and n.func.attr == "_junction"}   # and_ / or_
+    assert {k for k, _ in _dicts_with(tree, "t")} | junctions == set(Node)
     recorder = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "_Recorder")
     methods = {f.name for f in recorder.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("_")}
     slots = next(ast.literal_eval(s.value) for s in recorder.body if isinstance(s, ast.Assign)
