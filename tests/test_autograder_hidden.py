@@ -308,6 +308,19 @@ def test_instructor_patches_are_not_tampering_but_a_students_are(probe):
     assert not t.passed and "GRUCell.__call__" in t.detail, t.detail
 
 
+# the driver's own globals are protected like a library's: found through gc and replaced while the test runs
+GRU_TAMPERS_WITH_THE_DRIVER = GRU_STEP.replace("    ### BEGIN SOLUTION\n", """    import gc
+    own = next(d for d in gc.get_objects() if type(d) is dict and "_main" in d and "_Recorder" in d)
+    own["_text"] = lambda e, n=2000: "forged"
+""").replace("    ### END SOLUTION\n", "")
+
+
+def test_the_drivers_own_globals_are_protected(probe):
+    res, _, reason = _grade(probe, answers={"zz03_gru": GRU_TAMPERS_WITH_THE_DRIVER})
+    t = res.tests["zz03_test_gru"]
+    assert not t.passed and "autograder._driver._text" in t.detail, t.detail
+
+
 GRU_LEAKS_BY_NAME = GRU_STEP.replace("    ### BEGIN SOLUTION\n", """    for c in STOLEN:   # attribute names chosen from what a hidden test held
         if type(c) is int and c > 1000:
             setattr(nn.GRUCell, f"leak_{c}", 1)
