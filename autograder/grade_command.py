@@ -153,16 +153,16 @@ def _grade_class(opts: Options, course: Course, out: Path, t0: float) -> Summary
             finished = distributed.grade_remotely(opts, course, grader, todo, settings)
         else:
             finished = grade_locally(grader, todo, opts.slots)
-        book = _Book(opts, course, state, gb, points, summary)
+        outputs = _Outputs(opts, course, state, gb, points, summary)
         try:
             for student, _sub, _h, graded in finished:
-                book.record(student, graded, len(todo))
+                outputs.record(student, graded, len(todo))
         except KeyboardInterrupt:
             log.warning("interrupted: stopping; everything graded so far is saved")
             sandbox.abort()
             finished.close()
             raise
-        summary.rows = book.rows()
+        summary.rows = outputs.rows()
         write_csv(summary.csv, summary.rows)
         state.close()
         from . import instructor   # the class report, late penalties, the LMS file: never loses a grade
@@ -194,7 +194,7 @@ def _to_grade(opts: Options, subs: dict, state: StateStore, gb: GradebookWriter,
     return todo
 
 
-class _Book:
+class _Outputs:
     """Where each graded submission goes, as it comes: the state, the gradebook, the feedback pages, grades.csv."""
 
     def __init__(self, opts: Options, course: Course, state: StateStore, gb: GradebookWriter, points: dict,
