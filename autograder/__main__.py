@@ -12,8 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-from .engine import AssignmentError
-from .sandbox import Limits, PackageMismatch
+from .course import AssignmentError, load_course
+from .jail import Limits, PackageMismatch
 from .submissions import CollectionError
 
 
@@ -134,18 +134,18 @@ def _extras(args):
 
 
 def options(argv=None):
-    """The :class:`autograder.batch.Options` that a command line stands for."""
+    """The :class:`autograder.grade_command.Options` that a command line stands for."""
     args = _parser().parse_args(argv)
     return _options(args)
 
 
 def _options(args):
-    from . import batch
+    from .grade_command import Options
 
     limits = Limits(cell_seconds=args.cell_timeout, notebook_seconds=args.notebook_timeout,
                     memory_bytes=args.memory_mb << 20, tree_rss_bytes=max(args.memory_mb << 20, 6 << 30),
                     nproc=args.nproc)
-    opts = batch.Options(
+    opts = Options(
         assignment=args.assignment, submissions=args.submissions, workers=args.workers or (os.cpu_count() or 1),
         db_url=args.db_url, config=args.config, course_root=args.course_root, source=args.source, out=args.out,
         force=args.force, retry_failed=args.retry_failed,
@@ -182,9 +182,9 @@ def main(argv=None) -> int:
     except ValueError as exc:   # a late policy, due date or export option that cannot work: before grading
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    from . import batch
+    from .grade_command import run
     try:
-        summary = batch.run(opts)
+        summary = run(opts)
     except KeyboardInterrupt:
         print("interrupted; graded submissions are saved; run the same command again to resume", file=sys.stderr)
         return 130
@@ -206,9 +206,7 @@ def main(argv=None) -> int:
 def _instructor_command(args) -> int:
     """``report`` and ``similar``: one line on the terminal for every problem, never a traceback."""
     try:
-        from . import batch
-
-        course = batch.load_course(args.config, args.course_root, args.source)
+        course = load_course(args.config, args.course_root, args.source)
         out = Path(args.out) if args.out else course.root / "autograded" / "_autograder" / args.assignment
         from .instructor import saved_inputs
 

@@ -2,18 +2,21 @@
 
 Started by :mod:`autograder.warm` inside the same bubblewrap sandbox as a cold run (same mounts, namespaces,
 environment), as ``python _zygote.py CONTROL_FD``. It never runs student code itself. It imports what the
-driver would import before any student code (torch, numpy, the course package, IPython), makes itself
-non-dumpable (no ptrace, no /proc/PID/mem from its children), and then serves requests on a Unix socket:
+driver would import before any student code (torch, numpy, the course package, IPython), with the driver's own
+``_preload`` (loaded from the driver's file, which defines it and runs nothing else unless it is ``__main__``),
+makes itself non-dumpable (no ptrace, no /proc/PID/mem from its children), and then serves requests on a Unix
+socket (its replies are :class:`autograder.protocol.ZygoteReply`):
 
 1. the host sends ``{"op": "run"}`` with three file descriptors (the plan pipe, the output pipe, the event
    pipe) — SCM_RIGHTS;
 2. it empties every writable place of the sandbox (``/tmp``, the home folder, ``/dev/shm``, System V IPC
-   objects), so nothing of the previous submission is left, forks, and replies ``{"forked": pid}``;
+   objects), so nothing of the previous submission is left, forks, and replies ``{"ev": "forked", "pid": pid}``;
 3. the child puts the three pipes on fds 0, 1+2 and 3, closes everything else, and runs the unchanged
    driver (:mod:`autograder._driver`) as ``__main__``: it reads its plan, drops privileges, sets limits
    and runs the notebook exactly as in a fresh interpreter, only without re-importing the libraries;
 4. when the child ends (or the host kills it), it kills every other process of the sandbox (``kill(-1)``:
-   detached and background processes of the submission), and replies ``{"exit": returncode, "cpu": s}``.
+   detached and background processes of the submission), and replies ``{"ev": "exit", "rc": returncode, "cpu": s,
+   "left": processes it could not kill}``.
 
 So each submission still gets a new process, a fresh namespace and working folder, and its own limits and
 (as root) user id; what it shares with the previous ones is only the read-only, already-imported library
@@ -21,6 +24,10 @@ code in memory (copy-on-write pages).
 """
 import os
 import sys
+
+# what the driver imports later before any student code, imported here once too (its copy-on-write pages are shared)
+_ALSO = ("IPython.core.interactiveshell", "traitlets.config", "marshal", "binascii", "ctypes", "resource",
+         "selectors", "json.encoder")
 
 
 def _wipe(path):
@@ -107,40 +114,16 @@ def _serve(ctrl_fd: int):  # noqa: C901 - one loop, kept in one place
     ctrl = socket.socket(fileno=ctrl_fd)
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # interrupts are for the child (the driver sets its handler)
     config = json.loads(ctrl.recv(1 << 20).decode())
-    import warnings
-
-    warnings.simplefilter("ignore", DeprecationWarning)
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    errors = []
-    for mod in config.get("preload", []):
-        try:
-            __import__(mod)
-        except BaseException as e:  # noqa: BLE001 - the driver reports it again in its own run
-            errors.append(f"{mod}: {e}")
-    import pkgutil
-
-    for pkg in config.get("preload_packages", []):
-        try:
-            p = __import__(pkg)
-            for info in pkgutil.walk_packages(p.__path__, pkg + "."):
-                try:
-                    __import__(info.name)
-                except BaseException:  # noqa: BLE001
-                    pass
-        except BaseException as e:  # noqa: BLE001
-            errors.append(f"{pkg}: {e}")
-    for mod in ("IPython.core.interactiveshell", "traitlets.config", "marshal", "binascii", "ctypes", "resource",
-                "selectors", "json.encoder"):
-        try:
-            __import__(mod)
-        except BaseException:  # noqa: BLE001
-            pass
-    import ctypes
     import runpy
+
+    driver = config["driver"]
+    # the driver's own preload (errors: the driver reports them again in each submission's run)
+    errors = runpy.run_path(driver, run_name="_autograder_preload")["_preload"](
+        config.get("preload", []), config.get("preload_packages", []), also=_ALSO)
+    import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(4, 0, 0, 0, 0)   # PR_SET_DUMPABLE 0: children (same uid when not root) cannot ptrace us
-    driver = config["driver"]
     wipe = config.get("wipe", [])
 
     def reply(obj):

@@ -12,7 +12,7 @@ The executed sequence is built from the INSTRUCTOR's source notebook, cell by ce
   follow in the submission; a student cell that carries an instructor ``grade_id`` is not "extra", it is
   that instructor cell.
 
-Points come from the gradebook (see :mod:`autograder.batch`), never from the submission's metadata, and the
+Points come from the gradebook (see :mod:`autograder.gradebook`), never from the submission's metadata, and the
 kernelspec of the submission is ignored: the grader always runs the course's Python.
 """
 from __future__ import annotations
@@ -21,6 +21,11 @@ import json
 from dataclasses import dataclass, field
 
 from .instrument import strip_hidden
+
+
+def is_test_cell(cell_type: str, nbgrader: dict) -> bool:
+    """Whether a cell is an autograded test (nbgrader's ``grade`` without ``solution``, a code cell)."""
+    return bool(nbgrader.get("grade")) and not nbgrader.get("solution") and cell_type == "code"
 
 
 class InvalidNotebook(Exception):
@@ -41,7 +46,7 @@ class Cell:
 
     @property
     def is_test(self) -> bool:
-        return bool(self.nbgrader.get("grade")) and not self.is_solution and self.cell_type == "code"
+        return is_test_cell(self.cell_type, self.nbgrader)
 
     @property
     def points(self) -> float:

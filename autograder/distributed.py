@@ -1,10 +1,10 @@
 """Distributed mode: the class grader on Celery (Redis broker) with a PostgreSQL store.
 
 ``python -m autograder grade chNN --submissions ... --queue redis://HOST/0`` (the *submitter*) does everything
-the local mode does (reference run, state, gradebook, CSV, feedback: :func:`autograder.batch.run`), except
+the local mode does (reference run, state, gradebook, CSV, feedback: :func:`autograder.grade_command.run`), except
 the grading itself, which it hands out: one Celery task per new or changed submission. Any number of
 ``python -m autograder worker --queue redis://HOST/0 --store-url postgresql+psycopg2://...`` processes, on
-any machines, take those tasks and grade each submission with :func:`autograder.batch.grade_submission`, the
+any machines, take those tasks and grade each submission with :func:`autograder.grade_one.grade_submission`, the
 very function the local mode's threads call, in the same bubblewrap sandbox.
 
 What travels where (the design choice, see README "Distributed mode"):
@@ -41,14 +41,20 @@ import hashlib
 import json
 import logging
 import os
-import queue
 import socket
-import sys
 import tempfile
 import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+from .assignment import AssignmentGrader
+from .course import load_profile, safe_url
+from .grade_one import Graded, Slots, grade_submission
+from .jail import Limits
+from .reference import ReferenceTrace
+from .sandbox import Sandbox
+from .submissions import Submission
 
 log = logging.getLogger("autograder")
 
@@ -87,10 +93,8 @@ class Store:
 
     def __init__(self, url: str, pool_size: int = 4):
         if not url or not url.startswith("postgresql"):
-            from .batch import _safe_url
-
             raise RuntimeError(f"distributed mode needs a PostgreSQL store (postgresql+psycopg2://...), not "
-                               f"{_safe_url(url or '(none)')}: give --store-url, or a PostgreSQL --db-url")
+                               f"{safe_url(url or '(none)')}: give --store-url, or a PostgreSQL --db-url")
         from sqlalchemy import create_engine
 
         self.url = url
@@ -153,8 +157,6 @@ class Store:
 
     def results_since(self, bundle_id: str, after_id: int) -> list:
         """``[(id, key, Graded, worker), ...]`` of a bundle, in the order they were written."""
-        from .batch import Graded
-
         rows = self._q("SELECT id, key, record, pages, worker FROM autograder_results "
                        "WHERE bundle = :b AND id > :a ORDER BY id LIMIT 500", b=bundle_id, a=after_id)
         return [(r[0], r[1], Graded(json.loads(r[2]), json.loads(r[3])), r[4]) for r in rows]
@@ -206,9 +208,7 @@ def encode_submission(sub) -> bytes:
     return json.dumps(d).encode()
 
 
-def decode_submission(data: bytes):
-    from .submissions import Submission
-
+def decode_submission(data: bytes) -> Submission:
     d = json.loads(data)
     d["files"] = {k: base64.b64decode(v) for k, v in d.get("files", {}).items()}
     known = {f.name for f in dataclasses.fields(Submission)}
@@ -217,27 +217,24 @@ def decode_submission(data: bytes):
 
 # ---------------------------------------------------------------------------------------------- bundles
 def make_bundle(grader, opts, settings: str) -> tuple:
-    """``(bundle id, bytes)``: what a worker needs to grade this assignment exactly as the submitter would."""
-    ref = grader.cache_dir / f"reference-{grader.fingerprint[:16]}.json"
+    """``(bundle id, bytes)``: what a worker needs to grade this assignment exactly as the submitter would (the
+    reference trace included: workers never run the reference)."""
     data = {"version": 1, "assignment": grader.assignment, "fingerprint": grader.fingerprint, "settings": settings,
             "limits": opts.limits.as_dict(), "time_factor": opts.time_factor,
             "points": {name: cnb.points for name, cnb in grader.notebooks.items()},
             "notebooks": {name: base64.b64encode((grader.source_dir / name).read_bytes()).decode()
                           for name in grader.notebooks},
             "files": {k: base64.b64encode(v).decode() for k, v in grader.files.items()},
-            "reference": json.loads(ref.read_text())}
+            "reference": grader.reference_trace.to_json()}
     bundle_id = hashlib.sha256((grader.fingerprint + settings).encode()).hexdigest()[:32]
     import gzip
 
     return bundle_id, gzip.compress(json.dumps(data, sort_keys=True).encode(), mtime=0)
 
 
-def grader_from_bundle(bundle_id: str, raw: bytes, *, sandbox, cache_dir: Path):
+def grader_from_bundle(bundle_id: str, raw: bytes, *, sandbox: Sandbox, cache_dir: Path) -> AssignmentGrader:
     """Rebuild the submitter's :class:`AssignmentGrader` on a worker; its fingerprint must match."""
     import gzip
-
-    from .engine import AssignmentGrader
-    from .sandbox import Limits
 
     data = json.loads(gzip.decompress(raw))
     settings = json.loads(data["settings"])
@@ -248,10 +245,6 @@ def grader_from_bundle(bundle_id: str, raw: bytes, *, sandbox, cache_dir: Path):
     folder.mkdir(parents=True, exist_ok=True)
     for name, b64 in data["notebooks"].items():
         (folder / name).write_bytes(base64.b64decode(b64))
-    ref = cache_dir / f"reference-{data['fingerprint'][:16]}.json"
-    tmp = ref.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(json.dumps(data["reference"]))
-    tmp.replace(ref)
     known = {f.name for f in dataclasses.fields(Limits)}
     limits = Limits(**{k: v for k, v in data["limits"].items() if k in known})
     grader = AssignmentGrader(data["assignment"], folder, data["points"], sandbox=sandbox, limits=limits,
@@ -260,7 +253,7 @@ def grader_from_bundle(bundle_id: str, raw: bytes, *, sandbox, cache_dir: Path):
     if grader.fingerprint != data["fingerprint"]:
         raise Unusable("this worker's grader differs from the submitter's (autograder code, Python or torch "
                        "version): run workers and the grade command from the same installation or image")
-    grader.prepare_reference()   # from the bundle's trace, written above: never re-run on a worker
+    grader.use_reference(ReferenceTrace.from_json(data["reference"]))   # never re-run on a worker
     return grader
 
 
@@ -314,9 +307,7 @@ class Worker:
         self.store, self.sandbox, self.cache_dir, self.name = store, sandbox, Path(cache_dir), name
         self.graders: dict = {}
         self._lock = threading.Lock()
-        self.slots: queue.Queue = queue.Queue()
-        for i in range(concurrency):
-            self.slots.put(i)
+        self.slots = Slots(concurrency)
 
     def grader(self, bundle_id: str):
         with self._lock:
@@ -331,8 +322,6 @@ class Worker:
 
     def handle(self, bundle_id: str, key: str, student: str) -> str:
         from sqlalchemy.exc import DBAPIError, OperationalError
-
-        from .batch import grade_submission
 
         try:
             if self.store.has_result(key):
@@ -358,11 +347,8 @@ class Worker:
                     self.store.error(bundle_id, self.name, str(exc))
                     return "unusable"
                 self.store.attempt(key, self.name)
-                slot = self.slots.get()
-                try:
+                with self.slots.take() as slot:
                     graded = grade_submission(grader, sub, h, slot=slot)   # the local mode's very function
-                finally:
-                    self.slots.put(slot)
                 self.store.put_result(key, h, bundle_id, graded, self.name)
                 rec = graded.record
                 log.info("%s: %g/%g %s (%.1f s)", student, rec["score"], rec["max_score"], rec["status"],
@@ -379,37 +365,26 @@ def run_worker(*, queue_url: str, store_url: str, concurrency: int, sandbox_mode
                visibility_timeout: float = DEFAULT_VISIBILITY_TIMEOUT, loglevel: str = "INFO",
                warm: bool = True) -> int:
     global _WORKER
-    from .sandbox import Sandbox
-
     cache_dir = Path(cache_dir or Path(tempfile.gettempdir()) / "autograder-worker").resolve()
     cache_dir.mkdir(parents=True, exist_ok=True)
     name = name or f"autograder-{os.getpid()}@{socket.gethostname()}"
     store = Store(store_url, pool_size=concurrency + 2)
     store.ensure_schema()
-    sandbox = Sandbox(sandbox_mode, cache_dir=cache_dir, warm=warm)
-    for w in sandbox.warnings:
-        log.warning(w)
-        print(f"\n{'!' * 100}\nWARNING: {w}\n{'!' * 100}\n", file=sys.stderr)
-    if sandbox.is_root:
-        log.info("submissions run as user ids %d-%d", sandbox.uid_base, sandbox.uid_base + concurrency - 1)
+    # the profile of this installation (workers run the submitter's software; the fingerprint checks it)
+    sandbox = Sandbox(sandbox_mode, profile=load_profile(), cache_dir=cache_dir, warm=warm)
+    sandbox.jail.announce(concurrency)
     _WORKER = Worker(store, sandbox, cache_dir, concurrency, name)
     app = make_app(queue_url, visibility_timeout=visibility_timeout)
     log.info("worker %s: %d slot(s), sandbox %s%s, queue %s", name, concurrency, sandbox.mode,
-             " (warm)" if sandbox.warm else "", _safe_broker(queue_url))
+             " (warm)" if sandbox.warm_pool else "", safe_url(queue_url))
     app.worker_main(["worker", "--pool=threads", f"--concurrency={concurrency}", f"--hostname={name}", "-Q", QUEUE,
                      f"--loglevel={loglevel}", "--without-gossip", "--without-mingle", "--without-heartbeat"])
     return 0
 
 
-def _safe_broker(url: str) -> str:
-    from .batch import _safe_url
-
-    return _safe_url(url)
-
-
 # ---------------------------------------------------------------------------------------------- the submitter
 def grade_remotely(opts, course, grader, todo: list, settings: str, *, poll: float = 1.0):
-    """Distributed counterpart of :func:`autograder.batch._grade_locally`: enqueue, then yield
+    """The queue mode's runner (the local mode's is :func:`autograder.grade_one.grade_locally`): enqueue, then yield
     ``(student, submission, hash, Graded)`` as workers finish."""
     store = Store(opts.store_url or course.db_url)
     try:
@@ -437,7 +412,7 @@ def grade_remotely(opts, course, grader, todo: list, settings: str, *, poll: flo
                               retry=True, retry_policy={"max_retries": None, "interval_start": 1,
                                                         "interval_step": 1, "interval_max": 5})
         log.info("distributed: %d task(s) queued on %s (bundle %s); %d already graded by workers; results "
-                 "from %s", len(to_send), _safe_broker(opts.queue), bundle_id, len(ready), _safe_broker(store.url))
+                 "from %s", len(to_send), safe_url(opts.queue), bundle_id, len(ready), safe_url(store.url))
         for _id, k, graded, _w in early:
             remaining.discard(k)
             s, sub, h = by_key[k]

@@ -1,7 +1,8 @@
 """Expected values of hidden tests are never in the student's process: the rules a hidden part follows, checked
 before anyone is graded, and how each of its statements is treated in the student's copy.
 
-A hidden part computes its expected values inside ``with reference():`` blocks (:func:`seqcourse.checks.reference`).
+A hidden part computes its expected values inside ``with reference():`` blocks (the course's reference marker, see
+:class:`autograder.course.Profile`).
 The grader runs the instructor's notebook with those blocks (the reference run: no student code ever runs there) and
 records every check's operands. The copy of a hidden part that runs in the student's process has no reference block,
 no literal operand and no expected value: each check operand that reads what a reference block bound, and each
@@ -40,9 +41,9 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
-from .instrument import ASSERT_FUNCTION_PREFIXES, ASSERT_FUNCTIONS, PREDICATES, ImportMap, is_literal
+from .course import Profile
+from .instrument import PREDICATES, ImportMap, is_checking_function, is_literal, module_bindings
 
-REFERENCE = "seqcourse.checks.reference"
 _BUILTINS = set(dir(builtins))
 # builtins that never call back into the objects they are given in a way that could change them
 _INERT_CALLS = {"len", "isinstance", "type", "range", "zip", "enumerate", "list", "tuple", "dict", "set", "sorted",
@@ -61,20 +62,22 @@ def pos(node: ast.AST) -> tuple:
             getattr(node, "end_lineno", 0), getattr(node, "end_col_offset", 0))
 
 
-def is_reference_block(node: ast.AST, imports: ImportMap) -> bool:
+def is_reference_block(node: ast.AST, imports: ImportMap, marker: str) -> bool:
+    """Whether ``node`` is ``with <marker>():`` (the course's ``reference``, by its qualified name)."""
     if not isinstance(node, ast.With) or len(node.items) != 1 or node.items[0].optional_vars is not None:
         return False
     call = node.items[0].context_expr
-    return (isinstance(call, ast.Call) and not call.args and not call.keywords
-            and imports.resolve(call.func) == REFERENCE)
+    return (bool(marker) and isinstance(call, ast.Call) and not call.args and not call.keywords
+            and imports.resolve(call.func) == marker)
 
 
-def checker(call: ast.AST, imports: ImportMap) -> str | None:
-    """The qualified name of a known checking function that ``call`` calls, if it does."""
+def checker(call: ast.AST, imports: ImportMap, checkers: tuple) -> str | None:
+    """The qualified name of a known checking function that ``call`` calls, if it does (``checkers``: the course's
+    checking functions' prefixes)."""
     if not isinstance(call, ast.Call):
         return None
     q = imports.resolve(call.func)
-    return q if q and (q in ASSERT_FUNCTIONS or q.startswith(ASSERT_FUNCTION_PREFIXES)) else None
+    return q if is_checking_function(q, checkers) else None
 
 
 _SIGNATURES: dict = {}
@@ -100,7 +103,7 @@ def _label_positions(qualname: str) -> set[int]:
     return _SIGNATURES[qualname]
 
 
-def check_operands(stmt: ast.stmt, imports: ImportMap) -> tuple[list, list, list]:
+def check_operands(stmt: ast.stmt, imports: ImportMap, checkers: tuple) -> tuple[list, list, list]:
     """``(compared, labels, messages)``: the leaf expressions of a check statement as the instrumenter reports them
     (see :class:`autograder.instrument._Rewriter`), split into the values it compares, its labels (``name=``,
     ``atol=``...) and an assert's message. Empty lists for a statement that is not a check."""
@@ -127,7 +130,7 @@ def check_operands(stmt: ast.stmt, imports: ImportMap) -> tuple[list, list, list
     if isinstance(stmt, ast.Assert):
         leaves(stmt.test)
         return compared, labels, [stmt.msg] if stmt.msg is not None else []
-    qual = checker(stmt.value, imports) if isinstance(stmt, ast.Expr) else None
+    qual = checker(stmt.value, imports, checkers) if isinstance(stmt, ast.Expr) else None
     if qual:
         call = stmt.value
         named = _label_positions(qual)
@@ -248,29 +251,10 @@ def reads(node: ast.AST) -> set[str]:
 
 def binds(stmt: ast.AST) -> set[str]:
     """Module-level names a statement binds (not inside its functions, classes, lambdas or comprehensions)."""
-    out: set = set()
+    return {name for name, _line in module_bindings(stmt)}
 
-    def visit(n):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(n.name)
-            return
-        if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            return
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            out.add(n.id)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            out.update((a.asname or a.name).split(".")[0] for a in n.names if a.name != "*")
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            out.add(n.name)
-        for c in ast.iter_child_nodes(n):
-            visit(c)
-
-    visit(stmt)
-    return out
-
-
-def _is_check_helper(fn: ast.AST, imports: ImportMap) -> bool:
-    return any(isinstance(n, ast.Assert) or checker(n, imports) for n in ast.walk(fn))
+def _is_check_helper(fn: ast.AST, imports: ImportMap, checkers: tuple) -> bool:
+    return any(isinstance(n, ast.Assert) or checker(n, imports, checkers) for n in ast.walk(fn))
 
 
 @dataclass
@@ -285,8 +269,9 @@ class Cell:
 
 
 class _Analysis:
-    def __init__(self, imports: ImportMap):
+    def __init__(self, imports: ImportMap, profile: Profile):
         self.imports = imports
+        self.checkers, self.marker = tuple(profile.checker_prefixes), profile.reference_marker
         self.made: set[str] = set()         # names that hold what the student's code defined or made
         self.handed: set[str] = set()       # instructor values handed to the student's code (it may change them)
         self.hidden_bound: set[str] = set()  # names that a hidden part last bound, outside reference blocks
@@ -343,13 +328,13 @@ class _Analysis:
     def stmt(self, s: ast.stmt) -> None:  # noqa: C901 - one case per kind of statement
         hidden = self.hidden(s)
         self.in_hidden = hidden
-        if is_reference_block(s, self.imports):
+        if is_reference_block(s, self.imports, self.marker):
             if hidden:
                 self.reference_block(s)
                 return
             self.block(s.body)
             return
-        compared, labels, messages = check_operands(s, self.imports)
+        compared, labels, messages = check_operands(s, self.imports, self.checkers)
         if compared or labels or messages:
             self.check(s, compared, labels, messages, hidden)
             return
@@ -375,7 +360,7 @@ class _Analysis:
                                         "them with the course's checking functions (or assert)")
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self.def_reads[s.name] = reads(s)
-            if _is_check_helper(s, self.imports):
+            if _is_check_helper(s, self.imports, self.checkers):
                 self.helpers.add(s.name)
             else:
                 self.helpers.discard(s.name)
@@ -462,7 +447,7 @@ class _Analysis:
         """Calls that may run student code: in a hidden part they run with the random number generators put back
         afterwards (``_ag_iso``); whatever they are handed may come back changed (tainted)."""
         for call in [n for n in ast.walk(node) if isinstance(n, ast.Call)]:
-            if checker(call, self.imports):
+            if checker(call, self.imports, self.checkers):
                 continue
             fn_reads = reads(call.func)
             arg_reads = set()
@@ -496,7 +481,7 @@ class _Analysis:
         inputs = sorted(n for n in free if n not in self.refnames and n not in self.imports and n not in _BUILTINS)
         s._ag_block = {"id": f"{self.cell.gid}:r{self.blocks}@{s.lineno}", "inputs": inputs}
         for n in ast.walk(body):
-            if isinstance(n, ast.stmt) and any(check_operands(n, self.imports)):
+            if isinstance(n, ast.stmt) and any(check_operands(n, self.imports, self.checkers)):
                 self.error(n, 1, "a check inside a reference block never runs in the student's copy: check after "
                                  "the block")
                 break
@@ -573,11 +558,12 @@ class _Analysis:
         return False
 
 
-def analyse(cells: list, imports: ImportMap) -> list[str]:
+def analyse(cells: list, imports: ImportMap, profile: Profile) -> list[str]:
     """Check the rules over a notebook's instructor cells (in order), annotating the trees of its test cells for the
     instrumenter: ``_ag_kind`` ("lit" | "ref" | "val") on the compared operands of checks, ``_ag_iso`` on calls of
     hidden parts that may run student code, ``_ag_block`` ({"id", "inputs"}) on the reference blocks of hidden
-    parts, ``_ag_hidden`` on the checks of hidden parts. Returns the rules broken, as messages for the instructor."""
-    a = _Analysis(imports)
+    parts, ``_ag_hidden`` on the checks of hidden parts. Returns the rules broken, as messages for the instructor.
+    ``profile``: the course's checking functions and reference marker."""
+    a = _Analysis(imports, profile)
     a.run(cells)
     return a.errors

@@ -18,6 +18,7 @@ import html
 from datetime import datetime, timezone
 
 from .instrument import strip_hidden
+from .protocol import CellKind, Status
 
 _CSS = """
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
@@ -37,7 +38,7 @@ def _clip(s: str, n: int = 4000) -> str:
 
 
 def render(*, student: str, assignment: str, result, instructor_notebook, status: str, reason: str) -> str:
-    """HTML for one notebook of one submission (``result``: :class:`autograder.engine.NotebookResult`)."""
+    """HTML for one notebook of one submission (``result``: :class:`autograder.assignment.NotebookResult`)."""
     tests = {c.grade_id: c for c in instructor_notebook.tests()}
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_e(assignment)} - {_e(result.name)}</title>",
              f"<style>{_CSS}</style></head><body>",
@@ -48,16 +49,16 @@ def render(*, student: str, assignment: str, result, instructor_notebook, status
         parts.append(f"<p class='status'>{_e(result.reason or reason)}</p>")
     if result.notes:
         parts.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in result.notes) + "</ul>")
-    if getattr(result, "tainted_from", None) and result.status not in ("missing", "invalid"):
-        parts.append(f"<p class='status'>Hidden tests ran from <b>{_e(result.tainted_from)}</b> on. So that they stay "
+    if result.hidden_from and result.status not in (Status.MISSING, Status.INVALID):
+        parts.append(f"<p class='status'>Hidden tests ran from <b>{_e(result.hidden_from)}</b> on. So that they stay "
                      "hidden, this page shows, from that point on, no output of your code, no error messages (only "
                      "the type of an error), no values and no reasons in the messages of failed tests: only which "
                      "tests passed. Run your notebook (Kernel, Restart &amp; Run All) to see them.</p>")
-    if result.status in ("missing", "invalid"):
+    if result.status in (Status.MISSING, Status.INVALID):
         parts.append("<p>No cell was run; every test scores 0.</p></body></html>")
         return "".join(parts)
     for cell in result.cells:
-        if cell["kind"] == "test":
+        if cell["kind"] == CellKind.TEST:
             gid = cell["grade_id"]
             t = result.tests.get(gid)
             ok = bool(t and t.passed)
@@ -69,16 +70,16 @@ def render(*, student: str, assignment: str, result, instructor_notebook, status
                 if not cell["ran"]:
                     msg = "This test did not run: the notebook stopped before it (see above)."
                 else:
-                    msg = t.reason or "This test failed."   # already free of hidden code and values (engine)
+                    msg = t.reason or "This test failed."   # already free of hidden code and values (assignment)
                     msg = msg[0].upper() + msg[1:]
                 parts.append(f"<p class='err'>{_e(msg)}</p>")
             elif ok:
                 parts.append("<p>Passed.</p>")
             parts.append("</div>")
             continue
-        title = cell["label"] if cell["kind"] == "student" else f"{cell['label']} (provided)"
+        title = cell["label"] if cell["kind"] == CellKind.STUDENT else f"{cell['label']} (provided)"
         parts.append(f"<div class='cell'><h4>{_e(title)}</h4><pre>{_e(_clip(cell['source'] or ''))}</pre>")
-        if cell.get("tainted"):
+        if cell.get("after_hidden"):
             # whether it ran, how it ended, what it printed: all chosen by code that may have read a hidden test
             parts.append("<p>(Not shown after a hidden test has run: whether this cell ran, its output and "
                          "its errors.)</p>")

@@ -89,7 +89,7 @@ def charges(run: Run, extras: Extras, *, lms: str, marked_late: set, db_url: str
 
 def write_grades_with_penalty(run: Run, charged: dict) -> Path:
     """grades.csv again, with ``submitted_at, late_by, penalty, final_score`` after the usual columns."""
-    from .batch import CSV_FIELDS, spreadsheet_safe
+    from .records import CSV_FIELDS, spreadsheet_safe
 
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=CSV_FIELDS + PENALTY_FIELDS, extrasaction="ignore", lineterminator="\n")
@@ -176,7 +176,7 @@ def saved_inputs(out: Path, assignment: str) -> dict:
 
 
 def after_grading(opts, course, out: Path, subs: dict) -> None:
-    """The grade command's last step (``autograder.batch._run``): never raises, so no grade is ever lost here."""
+    """The grade command's last step (``autograder.grade_command``): never raises, so no grade is ever lost here."""
     extras = getattr(opts, "extras", None) or Extras()
     try:
         save_inputs(out, opts)

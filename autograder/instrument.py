@@ -7,7 +7,7 @@ Runs in the grader's own (trusted) process. For every test cell:
   ``torch.allclose``, ``isinstance``) so that every operand is reported as plain data and the comparison
   can be redone outside the student's process (:mod:`autograder.judge`);
 - every statement that calls a known checking function (``assert_close(...)`` of the course package,
-  ``torch.testing.assert_close``, ``numpy.testing.assert_allclose``...) becomes ``RT.acall(...)``, which
+  ``torch.testing.assert_close``, ``numpy.testing.assert_allclose``...) becomes ``RT.check_call(...)``, which
   reports the arguments and then makes the call;
 - builtins the cell uses (``len``, ``isinstance``, ``sum``...) are taken from a pristine copy, not from
   names the student may have rebound;
@@ -18,7 +18,9 @@ Operands that are literals in the test source (``torch.tensor([[0.1, 0.2]])``, `
 marked: the judge evaluates those itself and never uses what the student's process reported for them.
 
 The result is a marshalled code object (same interpreter on both sides) plus a table of *sites* (one per
-check) and *nodes* (one per sub-expression) that the judge uses to interpret the reported events.
+check) and *nodes* (one per sub-expression) that the judge uses to interpret the reported events. The recorder's
+method names and the node kinds are :mod:`autograder.protocol`'s; which functions are the course's own checking
+functions is the course's profile's (:class:`autograder.course.Profile`).
 """
 from __future__ import annotations
 
@@ -29,15 +31,23 @@ import marshal
 import re
 from dataclasses import dataclass, field
 
+from .protocol import CallKind, Node
+
 # Checking functions called as statements: the call is made in the student's process (so that a failing
-# check stops the cell, as students expect) AND redone by the judge on the reported arguments.
+# check stops the cell, as students expect) AND redone by the judge on the reported arguments (besides these, the
+# course's own: the profile's ``checker_prefixes``).
 ASSERT_FUNCTIONS = {
     "torch.testing.assert_close", "torch.testing.assert_allclose",
     "numpy.testing.assert_allclose", "numpy.testing.assert_array_equal", "numpy.testing.assert_equal",
     "numpy.testing.assert_array_almost_equal", "numpy.testing.assert_almost_equal",
     "numpy.testing.assert_array_less",
 }
-ASSERT_FUNCTION_PREFIXES = ("seqcourse.checks.assert_",)
+
+
+def is_checking_function(qual: str | None, prefixes: tuple) -> bool:
+    """Whether a qualified name is a known checking function: torch's or numpy's testing functions, or the course's
+    (its qualified name starts with one of ``prefixes``)."""
+    return bool(qual) and (qual in ASSERT_FUNCTIONS or qual.startswith(tuple(prefixes)))
 
 # Predicates inside ``assert`` expressions that the judge can recompute from plain data.
 PREDICATES = {
@@ -212,10 +222,10 @@ def _singleton(node: ast.expr) -> bool:
 
 class _IsoWrap(ast.NodeTransformer):
     """Calls that :mod:`autograder.expected` marked (``_ag_iso``: they may run student code in a hidden part) become
-    ``RT.iso(lambda: <call>)``: the random number generators are put back after them."""
+    ``RT.isolated(lambda: <call>)``: the random number generators are put back after them."""
 
-    def __init__(self, rt):
-        self.rt = rt
+    def __init__(self, recorder_method):
+        self.recorder_method = recorder_method
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -225,7 +235,7 @@ class _IsoWrap(ast.NodeTransformer):
         if getattr(node, "_ag_iso", False) and not any(
                 isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)) for n in ast.walk(node)):
             node._ag_iso = False   # wrapped once
-            return ast.copy_location(ast.Call(func=self.rt("iso"), args=[_Rewriter._thunk(node)], keywords=[]), node)
+            return ast.copy_location(ast.Call(func=self.recorder_method("isolated"), args=[_Rewriter._thunk(node)], keywords=[]), node)
         return node
 
     def visit_ClassDef(self, node):   # a lambda in a class body does not see the class's names: left alone
@@ -239,11 +249,13 @@ class _IsoWrap(ast.NodeTransformer):
 class _Rewriter(ast.NodeTransformer):
     """``mode``: "student" (the copy that runs in the student's process: hidden parts have no reference block and
     no literal or reference operand, and their checks only report), "reference" (the instructor's run: everything,
-    reference blocks fingerprinted before they run)."""
+    reference blocks fingerprinted before they run). ``recorder``: the placeholder constant that stands for the
+    recorder; ``checkers``: the course's checking functions' prefixes."""
 
-    def __init__(self, key: str, rt: str, imports: ImportMap, hidden: set[int], mode: str = "student"):
-        self.key, self.rt, self.imports, self.hidden = key, rt, imports, hidden
-        self.mode = mode
+    def __init__(self, key: str, recorder: str, imports: ImportMap, hidden: set[int], mode: str = "student",
+                 checkers: tuple = ()):
+        self.key, self.recorder, self.imports, self.hidden = key, recorder, imports, hidden
+        self.mode, self.checkers = mode, tuple(checkers)
         self.sites: dict = {}
         self.nodes: dict = {}
         self.class_depth = 0
@@ -253,7 +265,8 @@ class _Rewriter(ast.NodeTransformer):
 
     # ---- helpers
     def _rt(self, method: str) -> ast.expr:
-        return ast.Attribute(value=ast.Constant(self.rt), attr=method, ctx=ast.Load())
+        """``RT.method``: a method of the recorder (autograder.protocol.RECORDER_METHODS), on its constant."""
+        return ast.Attribute(value=ast.Constant(self.recorder), attr=method, ctx=ast.Load())
 
     @staticmethod
     def _thunk(expr: ast.expr) -> ast.Lambda:
@@ -275,7 +288,7 @@ class _Rewriter(ast.NodeTransformer):
         value is not there at all (``RT.ph``: the judge has it), the rest with its student calls wrapped."""
         if self.elide and not isinstance(node, ast.Starred) and (
                 self._ref(node) or (self._lit(node) is not None and not _singleton(node))):
-            return self._rt("ph")
+            return self._rt("placeholder")
         return self.iso.visit(node)
 
     def _call_parts(self, call: ast.Call):
@@ -296,20 +309,20 @@ class _Rewriter(ast.NodeTransformer):
         nid = self._nid()
         if isinstance(expr, ast.BoolOp):
             method = "and_" if isinstance(expr.op, ast.And) else "or_"
-            self.nodes[nid] = {"t": method.rstrip("_"), "n": len(expr.values)}
+            self.nodes[nid] = {"t": Node.AND if method == "and_" else Node.OR, "n": len(expr.values)}
             items = ast.Tuple(elts=[self._thunk(self._node(v)) for v in expr.values], ctx=ast.Load())
             return ast.Call(func=self._rt(method), args=[ast.Constant(nid), items], keywords=[])
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-            self.nodes[nid] = {"t": "not"}
+            self.nodes[nid] = {"t": Node.NOT}
             return ast.Call(func=self._rt("not_"), args=[ast.Constant(nid), self._thunk(self._node(expr.operand))],
                             keywords=[])
         if isinstance(expr, ast.Compare):
             ops = [type(o).__name__ for o in expr.ops]
             operands = [expr.left] + list(expr.comparators)
-            self.nodes[nid] = {"t": "cmp", "ops": ops, "lits": [self._lit(o) for o in operands],
+            self.nodes[nid] = {"t": Node.CMP, "ops": ops, "lits": [self._lit(o) for o in operands],
                                "refs": [self._ref(o) for o in operands], "src": [ast.unparse(o)[:200] for o in operands]}
             thunks = ast.Tuple(elts=[self._thunk(self._value(o)) for o in operands], ctx=ast.Load())
-            return ast.Call(func=self._rt("cmp"),
+            return ast.Call(func=self._rt("compare"),
                             args=[ast.Constant(nid), ast.Tuple(elts=[ast.Constant(o) for o in ops], ctx=ast.Load()),
                                   thunks], keywords=[])
         if isinstance(expr, ast.Call):
@@ -318,18 +331,19 @@ class _Rewriter(ast.NodeTransformer):
                 qual = "isinstance"
             plain = not any(isinstance(a, ast.Starred) for a in expr.args) and all(k.arg for k in expr.keywords)
             if qual == "isinstance" and len(expr.args) == 2 and not expr.keywords and plain:
-                self.nodes[nid] = {"t": "prim", "src": ast.unparse(expr)[:200]}
-                return ast.Call(func=self._rt("inst"), args=[ast.Constant(nid), self._thunk(self.iso.visit(expr.args[0])),
-                                                             self._thunk(self.iso.visit(expr.args[1]))], keywords=[])
+                self.nodes[nid] = {"t": Node.PRIM, "src": ast.unparse(expr)[:200]}
+                return ast.Call(func=self._rt("isinstance_"),
+                                args=[ast.Constant(nid), self._thunk(self.iso.visit(expr.args[0])),
+                                      self._thunk(self.iso.visit(expr.args[1]))], keywords=[])
             if qual in PREDICATES:
                 args, kw, la, lk, ra, rk = self._call_parts(expr)
-                self.nodes[nid] = {"t": "call", "kind": "predicate", "fn": qual, "lits_args": la, "lits_kw": lk,
+                self.nodes[nid] = {"t": Node.CALL, "kind": CallKind.PREDICATE, "fn": qual, "lits_args": la, "lits_kw": lk,
                                    "refs_args": ra, "refs_kw": rk, "src": ast.unparse(expr)[:200]}
-                return ast.Call(func=self._rt("pcall"),
+                return ast.Call(func=self._rt("predicate"),
                                 args=[ast.Constant(nid), ast.Constant(qual), self._thunk(expr.func),
                                       self._thunk(args), self._thunk(kw)], keywords=[])
-        self.nodes[nid] = {"t": "val", "lit": self._lit(expr), "ref": self._ref(expr), "src": ast.unparse(expr)[:200]}
-        return ast.Call(func=self._rt("val"), args=[ast.Constant(nid), self._thunk(self._value(expr))], keywords=[])
+        self.nodes[nid] = {"t": Node.VAL, "lit": self._lit(expr), "ref": self._ref(expr), "src": ast.unparse(expr)[:200]}
+        return ast.Call(func=self._rt("value"), args=[ast.Constant(nid), self._thunk(self._value(expr))], keywords=[])
 
     def _site(self, node: ast.stmt, kind: str, root: str) -> str:
         sid = f"{self.key}:s{len(self.sites) + 1}"
@@ -368,7 +382,7 @@ class _Rewriter(ast.NodeTransformer):
         root = f"{self.key}:n{start + 1}"
         sid = self._site(node, "assert", root)
         if self._hidden_check(node):
-            call = ast.Call(func=self._rt("hcheck"), args=[ast.Constant(sid), self._thunk(built)], keywords=[])
+            call = ast.Call(func=self._rt("hidden_check"), args=[ast.Constant(sid), self._thunk(built)], keywords=[])
         else:
             msg = self._thunk(self.iso.visit(node.msg)) if node.msg is not None else ast.Constant(None)
             call = ast.Call(func=self._rt("check"), args=[ast.Constant(sid), self._thunk(built), msg], keywords=[])
@@ -379,15 +393,15 @@ class _Rewriter(ast.NodeTransformer):
         if self.class_depth or not isinstance(call, ast.Call):
             return self.generic_visit(node)
         qual = self.imports.resolve(call.func)
-        if qual and (qual in ASSERT_FUNCTIONS or qual.startswith(ASSERT_FUNCTION_PREFIXES)):
+        if is_checking_function(qual, self.checkers):
             nid = self._nid()
             self.elide = self._hidden_check(node)
             args, kw, la, lk, ra, rk = self._call_parts(call)
             self.elide = False
-            self.nodes[nid] = {"t": "call", "kind": "assert", "fn": qual, "lits_args": la, "lits_kw": lk,
+            self.nodes[nid] = {"t": Node.CALL, "kind": CallKind.ASSERT, "fn": qual, "lits_args": la, "lits_kw": lk,
                                "refs_args": ra, "refs_kw": rk, "src": ast.unparse(call)[:200]}
             sid = self._site(node, "call", nid)
-            method = "hcall" if self._hidden_check(node) else "acall"
+            method = "hidden_check_call" if self._hidden_check(node) else "check_call"
             new = ast.Call(func=self._rt(method),
                            args=[ast.Constant(sid), ast.Constant(nid), ast.Constant(qual), self._thunk(call.func),
                                  self._thunk(args), self._thunk(kw)], keywords=[])
@@ -402,7 +416,7 @@ class _Rewriter(ast.NodeTransformer):
         # reference run (the student's copy has nothing of it)
         inputs = ast.Tuple(elts=[ast.Name(n, ast.Load()) for n in block["inputs"]], ctx=ast.Load())
         mark = ast.copy_location(ast.Expr(value=ast.Call(
-            func=self._rt("refblock"), args=[ast.Constant(block["id"]),
+            func=self._rt("reference_block"), args=[ast.Constant(block["id"]),
                                              ast.Tuple(elts=[ast.Constant(n) for n in block["inputs"]], ctx=ast.Load()),
                                              self._thunk(inputs)], keywords=[])), node)
         if self.mode == "student":
@@ -427,19 +441,20 @@ class _Builtins(ast.NodeTransformer):
         return node
 
 
-def compile_cell(source: str, filename: str, *, key: str, rt_placeholder: str, builtins_placeholder: str,
+def compile_cell(source: str, filename: str, *, key: str, recorder_placeholder: str, builtins_placeholder: str,
                  imports: ImportMap, instructor_bound: set[str], instrument: bool,
                  original_source: str | None = None, tree: ast.Module | None = None,
-                 mode: str = "student") -> Instrumented:
+                 mode: str = "student", checkers: tuple = ()) -> Instrumented:
     """Compile one instructor cell (already plain Python) for the sandbox; instrument its checks if asked.
 
     ``tree``: the cell already parsed and annotated by :func:`autograder.expected.analyse` (it is copied, not
-    changed); ``mode``: the student's copy or the reference run's (see :class:`_Rewriter`)."""
+    changed); ``mode``: the student's copy or the reference run's (see :class:`_Rewriter`); ``checkers``: the
+    course's checking functions' prefixes (:class:`autograder.course.Profile`)."""
     tree = copy.deepcopy(tree) if tree is not None else ast.parse(source, filename=filename)
     hidden = hidden_lines(original_source if original_source is not None else source)
     result = Instrumented(code=b"")
     if instrument:
-        rw = _Rewriter(key, rt_placeholder, imports, hidden, mode)
+        rw = _Rewriter(key, recorder_placeholder, imports, hidden, mode, checkers)
         tree = rw.visit(tree)
         result.sites, result.nodes = rw.sites, rw.nodes
         keep = _bound_names(tree) | set(instructor_bound)
@@ -454,7 +469,7 @@ def compile_cell(source: str, filename: str, *, key: str, rt_placeholder: str, b
         for is_hidden, body in groups:
             mod = ast.Module(body=body, type_ignores=[])
             result.parts.append({"code": marshal.dumps(compile(mod, filename, "exec", dont_inherit=True)),
-                                 "hidden": is_hidden, "binds": sorted(_module_bindings(body))})
+                                 "hidden": is_hidden, "binds": sorted({n for stmt in body for n, _ in module_bindings(stmt)})})
     return result
 
 
@@ -476,35 +491,26 @@ def _split_hidden(tree: ast.Module, hidden: set) -> list | None:
     return groups
 
 
-def _module_bindings(body: list) -> set:
-    """Names that statements bind in the module's namespace (not inside functions, classes, comprehensions)."""
-    out: set = set()
-
-    def visit(node):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-            for d in node.decorator_list:
-                visit(d)
-            return
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            return
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for a in node.names:
-                if a.name != "*":
-                    out.add((a.asname or a.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)
-        elif isinstance(node, ast.MatchAs) and node.name:
-            out.add(node.name)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    for stmt in body:
-        visit(stmt)
-    return out
-
+def module_bindings(node: ast.AST):
+    """``(name, line)`` for every name that ``node`` binds in the module's namespace (not inside its functions,
+    classes, lambdas or comprehensions: a function or class binds its own name, and its decorators are read here)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name, node.lineno
+        for d in node.decorator_list:
+            yield from module_bindings(d)
+        return
+    if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        return
+    if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        yield node.id, node.lineno
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        for a in node.names:
+            if a.name != "*":
+                yield (a.asname or a.name).split(".")[0], node.lineno
+    elif isinstance(node, (ast.ExceptHandler, ast.MatchAs)) and node.name:
+        yield node.name, node.lineno
+    for child in ast.iter_child_nodes(node):
+        yield from module_bindings(child)
 
 def bound_names(source: str) -> set[str]:
     try:
@@ -529,28 +535,6 @@ def hidden_only_names(source: str) -> set[str]:
     except SyntaxError:
         return set()
     at: dict[str, set] = {}
-
-    def add(name, line):
+    for name, line in module_bindings(tree):
         at.setdefault(name, set()).add(line in hidden)
-
-    def visit(node):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            add(node.name, node.lineno)
-            return   # what is bound inside is local to it
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            return
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            add(node.id, node.lineno)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for a in node.names:
-                if a.name != "*":
-                    add((a.asname or a.name).split(".")[0], node.lineno)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            add(node.name, node.lineno)
-        elif isinstance(node, ast.MatchAs) and node.name:
-            add(node.name, node.lineno)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
     return {name for name, where in at.items() if where == {True}}

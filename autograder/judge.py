@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import importlib
 import math
-import operator
 import re
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .instrument import evaluate_literal
+from .protocol import COMPARE, IDENTITY, SYMBOL, CallKind, Event, Failure, Node, Value
 
 try:
     import torch
@@ -93,85 +93,76 @@ def decode(v, depth: int = 0):
     if not isinstance(v, list) or not v or not isinstance(v[0], str) or depth > 25:
         raise ValueError("malformed value")
     tag = v[0]
-    if tag == "none":
+    if tag == Value.NONE:
         return None
-    if tag == "bool" and isinstance(v[1], bool):
+    if tag == Value.BOOL and isinstance(v[1], bool):
         return v[1]
-    if tag == "int" and isinstance(v[1], str) and len(v[1]) < 5000:
+    if tag == Value.INT and isinstance(v[1], str) and len(v[1]) < 5000:
         return int(v[1])
-    if tag == "float" and isinstance(v[1], str):
+    if tag == Value.FLOAT and isinstance(v[1], str):
         return float.fromhex(v[1])
-    if tag == "complex":
+    if tag == Value.COMPLEX:
         return complex(float.fromhex(v[1]), float.fromhex(v[2]))
-    if tag == "str" and isinstance(v[1], str):
+    if tag == Value.STR and isinstance(v[1], str):
         return v[1]
-    if tag == "bytes":
+    if tag == Value.BYTES:
         return base64.b64decode(v[1], validate=True)
-    if tag in ("list", "tuple") and isinstance(v[1], list):
+    if tag in (Value.LIST, Value.TUPLE) and isinstance(v[1], list):
         items = [decode(x, depth + 1) for x in v[1]]
-        return items if tag == "list" else tuple(items)
-    if tag in ("set", "frozenset") and isinstance(v[1], list):
+        return items if tag == Value.LIST else tuple(items)
+    if tag in (Value.SET, Value.FROZENSET) and isinstance(v[1], list):
         items = [_key(decode(x, depth + 1)) for x in v[1]]
-        return set(items) if tag == "set" else frozenset(items)
-    if tag in ("dict", "odict") and isinstance(v[1], list):
-        out = {} if tag == "dict" else OrderedDict()
+        return set(items) if tag == Value.SET else frozenset(items)
+    if tag in (Value.DICT, Value.ODICT) and isinstance(v[1], list):
+        out = {} if tag == Value.DICT else OrderedDict()
         for pair in v[1]:
             if not (isinstance(pair, list) and len(pair) == 2):
                 raise ValueError("malformed dict")
             out[_key(decode(pair[0], depth + 1))] = decode(pair[1], depth + 1)
         return out
-    if tag == "range" and len(v) == 4:
+    if tag == Value.RANGE and len(v) == 4:
         return range(*(int(x) for x in v[1:4] if isinstance(x, str) and len(x) < 5000))
-    if tag == "slice" and len(v) == 4:
+    if tag == Value.SLICE and len(v) == 4:
         return slice(*(decode(x, depth + 1) for x in v[1:4]))
-    if tag == "ellipsis":
+    if tag == Value.ELLIPSIS:
         return Ellipsis
-    if tag == "npdtype" and isinstance(v[1], str) and re.fullmatch(r"[<>|=]?[biufcSU]\d{1,4}", v[1]):
+    if tag == Value.NP_DTYPE and isinstance(v[1], str) and re.fullmatch(r"[<>|=]?[biufcSU]\d{1,4}", v[1]):
         return np.dtype(v[1])
-    if tag == "tconst" and torch is not None and isinstance(v[1], str) and isinstance(v[2], str):
+    if tag == Value.T_CONST and torch is not None and isinstance(v[1], str) and isinstance(v[2], str):
         kind, _, name = v[2].partition(".")
         value = getattr(torch, name, None) if kind == "torch" else None
         if value is None or type(value).__name__ != v[1]:
             raise ValueError("bad torch constant")
         return value
-    if tag == "size" and torch is not None:
-        return torch.Size([decode(x, depth + 1) for x in v[1]])
-    if tag == "tdtype" and torch is not None and isinstance(v[1], str) and v[1].startswith("torch."):
+    if tag == Value.T_DTYPE and torch is not None and isinstance(v[1], str) and v[1].startswith("torch."):
         dt = getattr(torch, v[1][6:], None)
         if isinstance(dt, torch.dtype):
             return dt
         raise ValueError("bad dtype")
-    if tag == "tdevice" and torch is not None and isinstance(v[1], str) and len(v[1]) < 40:
+    if tag == Value.T_DEVICE and torch is not None and isinstance(v[1], str) and len(v[1]) < 40:
         return torch.device(v[1])
-    if tag == "tensor" and torch is not None:
+    if tag == Value.TENSOR and torch is not None:
         _, tdt, shape, npdt, data = v
         dt = getattr(torch, tdt[6:], None) if isinstance(tdt, str) and tdt.startswith("torch.") else None
         if not isinstance(dt, torch.dtype):
             raise ValueError("bad tensor dtype")
         arr = _array(npdt, shape, data)
         return torch.from_numpy(arr).to(dt)
-    if tag == "ndarray":
+    if tag == Value.NDARRAY:
         return _array(v[1], v[2], v[3])
-    if tag == "npscalar":
+    if tag == Value.NP_SCALAR:
         inner = v[1]
-        if not (isinstance(inner, list) and inner and inner[0] == "ndarray"):
+        if not (isinstance(inner, list) and inner and inner[0] == Value.NDARRAY):
             raise ValueError("bad numpy scalar")
         arr = _array(inner[1], inner[2], inner[3])
         if arr.shape != ():
             raise ValueError("bad numpy scalar")
         return arr[()]
-    if tag == "type" and isinstance(v[1], str) and isinstance(v[2], str):
+    if tag == Value.TYPE and isinstance(v[1], str) and isinstance(v[2], str):
         return TypeRef(v[1], v[2])
-    if tag == "opaque":
+    if tag == Value.OPAQUE:
         return Opaque(str(v[1])[:200] if len(v) > 1 else "opaque")
     raise ValueError(f"unknown tag {tag!r}")
-
-
-_OPS = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt,
-        "GtE": operator.ge, "In": lambda a, b: b.__contains__(a) if not isinstance(b, Opaque) else False,
-        "NotIn": lambda a, b: not b.__contains__(a)}
-_SYMBOL = {"Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=", "In": "in",
-           "NotIn": "not in", "Is": "is", "IsNot": "is not"}
 
 
 def _resolve(qualname: str):
@@ -222,10 +213,10 @@ class Context:
 class Fail(Exception):
     """A check fails, with a message for the instructor (and, for visible checks, the student).
 
-    ``kind``: ``"value"`` (the check is false, or its function failed), ``"opaque"`` (an operand is not plain
-    data: ``what`` names its type), ``"malformed"`` (a report that the driver cannot have written)."""
+    ``kind``: ``Failure.CHECK`` (the check is false, or its function failed), ``Failure.OPAQUE`` (an operand is not
+    plain data: ``what`` names its type), ``Failure.MALFORMED`` (a report that the driver cannot have written)."""
 
-    def __init__(self, msg: str, kind: str = "value", what: str | None = None):
+    def __init__(self, msg: str, kind: Failure = Failure.CHECK, what: str | None = None):
         super().__init__(msg)
         self.kind, self.what = kind, what
 
@@ -240,7 +231,7 @@ def _from_reference(ctx: Context, node: dict, pos):
             return dict((k, v) for k, v in rn["kw"])[pos[3:]]
         if pos == "v":
             return rn["v"]
-        return (rn["vals"] if rn.get("t") == "cmp" else rn["args"])[pos]
+        return (rn["vals"] if rn.get("t") == Node.CMP else rn["args"])[pos]
     except (KeyError, IndexError, TypeError, ValueError):
         raise Fail("the reference run has no value for this check here (the test took another path than with "
                    "the reference solution)") from None
@@ -256,11 +247,11 @@ def _value(ctx: Context, node: dict, lit, recorded, pos, ref: bool = False):
     try:
         v = decode(recorded)
     except (ValueError, TypeError, IndexError, KeyError, OverflowError) as exc:
-        raise Fail(f"malformed report ({exc})", "malformed") from None
+        raise Fail(f"malformed report ({exc})", Failure.MALFORMED) from None
     o = _first_opaque(v)
     if o is not None:
         raise Fail(f"a value in this check is not plain data ({o!r}); objects that imitate numbers, containers "
-                   "or tensors are not accepted", "opaque", o.what)
+                   "or tensors are not accepted", Failure.OPAQUE, o.what)
     return v
 
 
@@ -280,41 +271,41 @@ def _first_opaque(v, depth=0):
 def evaluate(ctx: Context, node: dict) -> bool:
     """Re-evaluate one reported node; raises :class:`Fail` (with a reason) or returns a truth value."""
     if not isinstance(node, dict) or not isinstance(node.get("id"), str) or node["id"] not in ctx.nodes:
-        raise Fail("malformed report (unknown check)", "malformed")
+        raise Fail("malformed report (unknown check)", Failure.MALFORMED)
     tmpl = ctx.nodes[node["id"]]
     t = tmpl["t"]
-    if node.get("t") != t and not (t in ("and", "or") and node.get("t") in ("and", "or")):
-        raise Fail("malformed report (check kind)", "malformed")
-    if t in ("and", "or", "not"):
+    if node.get("t") != t and not (t in (Node.AND, Node.OR) and node.get("t") in (Node.AND, Node.OR)):
+        raise Fail("malformed report (check kind)", Failure.MALFORMED)
+    if t in (Node.AND, Node.OR, Node.NOT):
         items = node.get("items")
         if not isinstance(items, list):
-            raise Fail("malformed report", "malformed")
+            raise Fail("malformed report", Failure.MALFORMED)
         n = tmpl.get("n", len(items))
-        if t == "not":
+        if t == Node.NOT:
             if len(items) != 1:
-                raise Fail("malformed report", "malformed")
+                raise Fail("malformed report", Failure.MALFORMED)
             return not evaluate(ctx, items[0])
         for i in range(n):
             if i >= len(items):
                 return False  # the student's process stopped early: the judge cannot see it pass
             r = evaluate(ctx, items[i])
-            if t == "and" and not r:
+            if t == Node.AND and not r:
                 return False
-            if t == "or" and r:
+            if t == Node.OR and r:
                 return True
-        return t == "and"
-    if t == "prim":
+        return t == Node.AND
+    if t == Node.PRIM:
         k = node.get("k")
         if not isinstance(k, bool):
-            raise Fail("malformed report", "malformed")
+            raise Fail("malformed report", Failure.MALFORMED)
         return k
-    if t == "cmp":
+    if t == Node.CMP:
         ops, lits = tmpl["ops"], tmpl["lits"]
         refs = tmpl.get("refs") or [False] * len(lits)
         vals = node.get("vals") if isinstance(node.get("vals"), list) else []
         links = node.get("links") if isinstance(node.get("links"), list) else []
         for i, op in enumerate(ops):
-            if op in ("Is", "IsNot"):
+            if op in IDENTITY:
                 if i >= len(links) or not isinstance(links[i], bool):
                     return False
                 if not links[i]:
@@ -326,14 +317,14 @@ def evaluate(ctx: Context, node: dict) -> bool:
             except Missing:
                 return False
             try:
-                ok = bool(_OPS[op](a, b))
+                ok = bool(COMPARE[op](a, b))
             except Exception as exc:  # noqa: BLE001
                 raise Fail(f"comparison failed: {type(exc).__name__}: {exc}") from None
             if not ok:
                 src = tmpl.get("src", ["?", "?"])
-                raise Fail(f"{src[i]} {_SYMBOL[op]} {src[i + 1]} is false: got {_short(a)} {_SYMBOL[op]} {_short(b)}")
+                raise Fail(f"{src[i]} {SYMBOL[op]} {src[i + 1]} is false: got {_short(a)} {SYMBOL[op]} {_short(b)}")
         return True
-    if t == "val":
+    if t == Node.VAL:
         try:
             v = _value(ctx, node, tmpl.get("lit"), node.get("v"), "v", bool(tmpl.get("ref")))
         except Missing:
@@ -342,13 +333,13 @@ def evaluate(ctx: Context, node: dict) -> bool:
             return bool(v)
         except Exception as exc:  # noqa: BLE001
             raise Fail(f"{tmpl.get('src', 'value')}: {type(exc).__name__}: {exc}") from None
-    if t == "call":
+    if t == Node.CALL:
         args_rec = node.get("args") if isinstance(node.get("args"), list) else []
         kw_rec = node.get("kw") if isinstance(node.get("kw"), list) else []
         lits_args, lits_kw = tmpl["lits_args"], tmpl["lits_kw"]
         refs_args, refs_kw = tmpl.get("refs_args") or [], tmpl.get("refs_kw") or {}
         if len(args_rec) < len(lits_args) and any(a is None for a in lits_args[len(args_rec):]):
-            raise Fail("malformed report (arguments)", "malformed")
+            raise Fail("malformed report (arguments)", Failure.MALFORMED)
         args = []
         for i in range(max(len(args_rec), len(lits_args))):
             lit = lits_args[i] if i < len(lits_args) else None
@@ -356,19 +347,19 @@ def evaluate(ctx: Context, node: dict) -> bool:
                 v = _value(ctx, node, lit, args_rec[i] if i < len(args_rec) else None, i,
                            bool(refs_args[i]) if i < len(refs_args) else False)
             except Missing:
-                raise Fail("malformed report (arguments)", "malformed") from None
+                raise Fail("malformed report (arguments)", Failure.MALFORMED) from None
             args.append(v)
         kwargs = {}
         for pair in kw_rec:
             if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
-                raise Fail("malformed report (keywords)", "malformed")
+                raise Fail("malformed report (keywords)", Failure.MALFORMED)
             k = pair[0]
             kwargs[k] = _value(ctx, node, lits_kw.get(k), pair[1], "kw:" + k, bool(refs_kw.get(k)))
         for k, lit in lits_kw.items():  # a literal keyword the student's process 'forgot' to report
             if lit is not None and k not in kwargs:
                 kwargs[k] = ctx.literal(lit)
         fn = _resolve(tmpl["fn"])
-        if tmpl.get("kind") == "predicate":
+        if tmpl.get("kind") == CallKind.PREDICATE:
             try:
                 return bool(fn(*args, **kwargs))
             except Exception as exc:  # noqa: BLE001
@@ -380,7 +371,7 @@ def evaluate(ctx: Context, node: dict) -> bool:
         except Exception as exc:  # noqa: BLE001
             raise Fail(f"{tmpl['fn']}: {type(exc).__name__}: {exc}") from None
         return True
-    raise Fail("malformed report (unknown node)", "malformed")
+    raise Fail("malformed report (unknown node)", Failure.MALFORMED)
 
 
 @dataclass
@@ -391,9 +382,8 @@ class TestVerdict:
     hidden: bool = False          # whether the first failure lies in the hidden part of the test
     checks: int = 0
     notes: list = field(default_factory=list)
-    # what kind of failure, for messages that must not carry values (see autograder.engine):
-    # check | opaque | malformed | exception | unfinished | fewer | tamper
-    kind: str = ""
+    # what kind of failure, for messages that must not carry values (see autograder.assignment)
+    kind: Failure | str = ""
     line: int | None = None       # the line of the test cell where it failed, when known
     src: str = ""                 # that check's source (the instructor's code)
     exc_type: str = ""            # the exception's type name, when the cell raised one
@@ -416,7 +406,7 @@ def reference_checks(events: list) -> dict:
     student copy takes the operands it does not have from the same check's same occurrence)."""
     out: dict = {}
     for e in events:
-        if e.get("ev") == "check" and isinstance(e.get("test"), str):
+        if e.get("ev") == Event.CHECK and isinstance(e.get("test"), str):
             out.setdefault(e["test"], {}).setdefault(e.get("site"), []).append(e.get("node"))
     return out
 
@@ -425,7 +415,7 @@ def reference_blocks(events: list) -> dict:
     """``{test: {block: [fingerprint, ...]}}``: what each reference block read, each time it ran."""
     out: dict = {}
     for e in events:
-        if e.get("ev") == "refblock" and isinstance(e.get("test"), str):
+        if e.get("ev") == Event.REFBLOCK and isinstance(e.get("test"), str):
             out.setdefault(e["test"], {}).setdefault(e.get("block"), []).append(e.get("fp"))
     return out
 
@@ -445,7 +435,7 @@ def _inputs_differ(gid: str, events: list, reference: dict):
             line = str(block).rpartition("@")[2]
             return (f"line {line}: the values that the hidden reference block reads differ from the reference run's "
                     f"(occurrence {i + 1}): the student's code changed an input of the test, or the random numbers it "
-                    "draws", True, "inputs", int(line) if line.isdigit() else None, "", "")
+                    "draws", True, Failure.INPUTS, int(line) if line.isdigit() else None, "", "")
     return None
 
 
@@ -453,7 +443,7 @@ def site_counts(events: list) -> dict:
     """``{test grade id: Counter(site -> number of reported checks)}``."""
     out: dict = {}
     for e in events:
-        if e.get("ev") == "check" and isinstance(e.get("test"), str):
+        if e.get("ev") == Event.CHECK and isinstance(e.get("test"), str):
             out.setdefault(e["test"], Counter())[e.get("site")] += 1
     return out
 
@@ -465,9 +455,9 @@ def tamper_names(events: list) -> dict:
         gid = e.get("test")
         if not isinstance(gid, str):
             continue
-        if e.get("ev") == "check":
+        if e.get("ev") == Event.CHECK:
             out.setdefault(gid, set()).update(x for x in e.get("dirty", []) or [] if isinstance(x, str))
-        elif e.get("ev") == "test_end":
+        elif e.get("ev") == Event.TEST_END:
             out.setdefault(gid, set()).update(x for x in e.get("changed", []) or [] if isinstance(x, str))
             out[gid].update(x for x in e.get("audit", []) or [] if isinstance(x, str) and x.startswith("object."))
     return out
@@ -480,8 +470,8 @@ def judge_test(gid: str, events: list, *, sites: dict, nodes: dict, imports: dic
     of the instructor's own notebook under the same instrumentation (``check_tamper``: False for that run).
     """
     ctx = Context(nodes=nodes, imports=imports, own_values=bool(reference.get("own_values")))
-    checks = [e for e in events if e.get("ev") == "check" and e.get("test") == gid]
-    ends = [e for e in events if e.get("ev") == "test_end" and e.get("test") == gid]
+    checks = [e for e in events if e.get("ev") == Event.CHECK and e.get("test") == gid]
+    ends = [e for e in events if e.get("ev") == Event.TEST_END and e.get("test") == gid]
     v = TestVerdict(gid, passed=False, checks=len(checks))
     first = _inputs_differ(gid, events, reference)   # (reason, hidden, kind, line, src, what)
     ref_checks = reference.get("checks") or {}
@@ -498,26 +488,26 @@ def judge_test(gid: str, events: list, *, sites: dict, nodes: dict, imports: dic
         try:
             node = e.get("node")
             if not isinstance(node, dict) or node.get("id") != site["node"]:
-                raise Fail("malformed report (check does not match its site)", "malformed")
+                raise Fail("malformed report (check does not match its site)", Failure.MALFORMED)
             ok = evaluate(ctx, node)
             if not ok:
                 msg = e.get("msg") if isinstance(e.get("msg"), str) else None
                 raise Fail(msg or f"assertion failed: {site['src'][:200]}")
         except Fail as exc:
             if first is None:
-                kind = {"value": "check"}.get(exc.kind, exc.kind)
-                first = (f"line {site['line']}: {exc}", site["hidden"], kind, site["line"], site["src"], exc.what or "")
+                first = (f"line {site['line']}: {exc}", site["hidden"], exc.kind, site["line"], site["src"],
+                         exc.what or "")
         except Exception as exc:  # noqa: BLE001 - the judge's own problem with a value: the check fails
             if first is None:
                 first = (f"line {site['line']}: could not be checked ({type(exc).__name__}: {exc})", site["hidden"],
-                         "check", site["line"], site["src"], "")
+                         Failure.CHECK, site["line"], site["src"], "")
 
     def fail_with(f):
         v.reason, v.hidden, v.kind, v.line, v.src, v.what = f
         return v
 
     if not ends:
-        v.reason, v.kind = "the test did not finish (the notebook stopped before or during it)", "unfinished"
+        v.reason, v.kind = "the test did not finish (the notebook stopped before or during it)", Failure.UNFINISHED
         return v
     end = ends[0]
     if end.get("ok") is not True:
@@ -530,7 +520,7 @@ def judge_test(gid: str, events: list, *, sites: dict, nodes: dict, imports: dic
             return fail_with(first)
         where = f" (line {line})" if line is not None else ""
         v.reason = f"{str(exc.get('type', 'error'))[:100]}{where}: {str(exc.get('msg', ''))[:1500]}"
-        v.hidden, v.kind, v.line = hidden, "exception", line
+        v.hidden, v.kind, v.line = hidden, Failure.EXCEPTION, line
         return v
     if first is not None:
         return fail_with(first)
@@ -540,13 +530,13 @@ def judge_test(gid: str, events: list, *, sites: dict, nodes: dict, imports: dic
             info = sites.get(site, {"line": None, "hidden": False, "src": ""})
             v.reason = (f"fewer checks ran than with the reference solution (line {info['line']}: "
                         f"{got.get(site, 0)} of {n}); a check was skipped or a loop was cut short")
-            v.hidden, v.kind, v.line, v.src = info["hidden"], "fewer", info["line"], info.get("src", "")
+            v.hidden, v.kind, v.line, v.src = info["hidden"], Failure.FEWER, info["line"], info.get("src", "")
             return v
     tampered = tamper_names([e for e in events if e.get("test") == gid]).get(gid, set()) - reference.get("tamper", set())
     if tampered and reference.get("check_tamper", True):
         v.reason = ("library objects were replaced while the test ran: " + ", ".join(sorted(tampered)[:5]) +
                     ("..." if len(tampered) > 5 else ""))
-        v.kind = "tamper"
+        v.kind = Failure.TAMPER
         return v
     v.passed = True
     return v

@@ -52,7 +52,7 @@ def _grade(value: float | None) -> str:
 
 
 def _text(s: str) -> str:
-    from .batch import spreadsheet_safe   # names come from the LMS download: keep them from being formulas
+    from .records import spreadsheet_safe   # names come from the LMS download: keep them from being formulas
 
     return spreadsheet_safe(s)
 

@@ -19,3 +19,10 @@ c.CourseDirectory.release_directory = "exercises"
 # Grading: per-cell limit (nbgrader has none per notebook); graded training cells take seconds on a laptop.
 c.Execute.timeout = 240
 c.Execute.startup_timeout = 120
+
+# The class grader (`python -m autograder grade`): what it must know about this course's code (see autograder/course.py;
+# another course sets its own here, or in the config it passes with --config).
+c.Autograder.packages = ["seqcourse"]                          # mounted in the sandbox, preloaded, protected, trusted
+c.Autograder.checker_prefixes = ["seqcourse.checks.assert_"]   # the course's checking functions (reported, judged)
+c.Autograder.reference_marker = "seqcourse.checks.reference"   # `with reference():` holds a hidden part's expected values
+c.Autograder.env = {"SEQCOURSE_PROGRESS": "0"}                 # no progress bars in graded runs

@@ -236,14 +236,25 @@ def build(run: Run, *, charges: dict | None = None, policy_text: str = "", due_t
           names: dict | None = None, export_note: str = "", generated: datetime | None = None) -> str:
     """The report's HTML. ``charges``: ``{student: late.Charge}`` (late submissions); ``names``: the LMS's
     names for students (shown beside ids)."""
-    generated = generated or datetime.now(timezone.utc)
-    a = run.assignment
-    mx = run.max_score
     rows = run.rows or [{"student": s, "score": r.get("score"), "max_score": r.get("max_score"),
                          "status": r.get("status"), "reason": r.get("reason", "")} for s, r in run.records.items()]
     statuses = Counter(r.get("status", "") for r in rows)
-    present = [r for r in rows if r.get("status") != "missing"]
-    scores = [float(r.get("score") or 0) for r in present]
+    scores = [float(r.get("score") or 0) for r in rows if r.get("status") != "missing"]
+    stats = test_stats(run)
+    parts = _head(run, generated or datetime.now(timezone.utc))
+    parts += _summary(run, rows, statuses, scores, export_note)
+    parts += _distribution(run, statuses, scores)
+    parts += _tests(run, stats)
+    parts += _failures(stats, names)
+    parts += _not_normal(rows, names)
+    parts += _times(run, names)
+    parts += _late(charges, policy_text, due_text, names)
+    parts.append("</main></body></html>")
+    return "".join(parts)
+
+
+def _head(run: Run, generated: datetime) -> list:
+    a = run.assignment
     parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
              "<meta name='viewport' content='width=device-width, initial-scale=1'>",
              f"<title>Class report: {_e(a)} (instructor only)</title><style>{_CSS}</style></head><body><main>",
@@ -256,10 +267,15 @@ def build(run: Run, *, charges: dict | None = None, policy_text: str = "", due_t
     if run.torn:
         parts.append(f"<p class='muted'>{run.torn} incomplete line(s) of state.jsonl skipped: written by a run that "
                      "was stopped; the run after it graded those submissions again.</p>")
-    # ---- summary
+    return parts
+
+
+def _summary(run: Run, rows: list, statuses: Counter, scores: list, export_note: str) -> list:
+    mx = run.max_score
+    parts = []
     parts.append("<h2 id='summary'>Summary</h2><table id='summary-table'><caption>The class at a glance"
                  "</caption><tbody>")
-    summary = [("students", "students", len(rows)), ("submitted", "with a submission", len(present)),
+    summary = [("students", "students", len(rows)), ("submitted", "with a submission", len(scores)),
                ("max-score", "maximum score", _num(mx)),
                ("mean-score", "mean score (with a submission)", _num(statistics.fmean(scores)) if scores else "n/a"),
                ("median-score", "median score (with a submission)", _num(statistics.median(scores)) if scores else "n/a"),
@@ -271,7 +287,12 @@ def build(run: Run, *, charges: dict | None = None, policy_text: str = "", due_t
                  + "</td></tr></tbody></table>")
     if export_note:
         parts.append(f"<p>{export_note}</p>")
-    # ---- distribution
+    return parts
+
+
+def _distribution(run: Run, statuses: Counter, scores: list) -> list:
+    a, mx = run.assignment, run.max_score
+    parts = []
     top = mx or max(scores or [1.0])
     if float(top).is_integer() and top <= 30:   # one bin per point: [k, k+1)
         bins = histogram(scores, 0.0, top + 1, bins=int(top) + 1)
@@ -291,8 +312,12 @@ def build(run: Run, *, charges: dict | None = None, policy_text: str = "", due_t
                  "<th scope='col'>students</th></tr></thead><tbody>"
                  + "".join(f"<tr><td class='num'>{_num(lo)}</td><td class='num'>{_num(hi)}</td>"
                            f"<td class='num'>{c}</td></tr>" for lo, hi, c in bins) + "</tbody></table></details>")
-    # ---- tests
-    stats = test_stats(run)
+    return parts
+
+
+def _tests(run: Run, stats: list) -> list:
+    a = run.assignment
+    parts = []
     parts.append("<h2 id='tests'>Tests</h2>")
     n_att = stats[0]["n"] if stats else 0
     parts.append(f"<p>Over the {n_att} submission(s) whose notebook ran (status ok, timeout or crashed). "
@@ -320,7 +345,11 @@ def build(run: Run, *, charges: dict | None = None, policy_text: str = "", due_t
                      f"<td class='num'>{_num(s['discrimination']) if s['discrimination'] is not None else 'n/a'}</td>"
                      f"<td>{'<span class=flag>' + _e(s['flag']) + '</span>' if s['flag'] else ''}</td></tr>")
     parts.append("</tbody></table>")
-    # ---- failure causes
+    return parts
+
+
+def _failures(stats: list, names: dict | None) -> list:
+    parts = []
     parts.append("<h2 id='failures'>Why tests failed</h2><p>For each test, its failures grouped by cause: the checks' "
                  "own diagnosis (\"Likely cause: ...\") when they name one, else the exception the test raised, "
                  "else the check that failed (numbers shown as #). Two example students each; the full reason of "
@@ -343,7 +372,11 @@ def build(run: Run, *, charges: dict | None = None, policy_text: str = "", due_t
             parts.append(f"<tr><td colspan='4' class='muted'>{len(s['causes']) - 8} other cause(s), {rest} "
                          "failure(s)</td></tr>")
         parts.append("</tbody></table>")
-    # ---- statuses
+    return parts
+
+
+def _not_normal(rows: list, names: dict | None) -> list:
+    parts = []
     parts.append("<h2 id='statuses-section'>Submissions that did not run normally</h2>")
     problem_rows = [r for r in rows if r.get("status") in PROBLEM_STATUSES]
     if not problem_rows:
@@ -360,7 +393,12 @@ def build(run: Run, *, charges: dict | None = None, policy_text: str = "", due_t
                 parts.append(f"<tr data-status='{_e(status)}'>{head}<td>{_names_cell([r.get('student', '')], names)}"
                              f"</td><td>{_e((r.get('reason') or '')[:400])}</td></tr>")
         parts.append("</tbody></table>")
-    # ---- time
+    return parts
+
+
+def _times(run: Run, names: dict | None) -> list:
+    a = run.assignment
+    parts = []
     secs = sorted(((float(r.get("seconds") or 0), s) for s, r in run.records.items()
                    if r.get("status") in ATTEMPTED), reverse=True)
     parts.append("<h2 id='time'>Time per submission</h2>")
@@ -384,7 +422,11 @@ def build(run: Run, *, charges: dict | None = None, policy_text: str = "", due_t
                                for v, s in secs[:5]) + "</tbody></table>")
     else:
         parts.append("<p>No submission ran.</p>")
-    # ---- late
+    return parts
+
+
+def _late(charges: dict | None, policy_text: str, due_text: str, names: dict | None) -> list:
+    parts = []
     parts.append("<h2 id='late'>Late submissions</h2>")
     late = {s: c for s, c in (charges or {}).items() if c.late}
     unread = sorted(s for s, c in (charges or {}).items() if not c.late and c.note)
@@ -408,8 +450,7 @@ def build(run: Run, *, charges: dict | None = None, policy_text: str = "", due_t
                          f"<td>{_e(c.late_by)}</td><td class='num' data-penalty='{c.penalty:.6g}'>{_num(c.penalty)}</td>"
                          f"<td>{_e(c.note)}</td></tr>")
         parts.append("</tbody></table>")
-    parts.append("</main></body></html>")
-    return "".join(parts)
+    return parts
 
 
 def write(run: Run, path: Path | None = None, **kwargs) -> Path:

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .batch import _FORMULA_START   # what spreadsheet_safe prefixes with an apostrophe
+from .records import FORMULA_START   # what spreadsheet_safe prefixes with an apostrophe
 
 
 class RunError(ValueError):
@@ -87,7 +87,7 @@ def load(out: Path, assignment: str) -> Run:
             run.rows = [r for r in csv.DictReader(f) if r.get("assignment") == assignment]
         for r in run.rows:   # undo spreadsheet_safe's apostrophe, so that rows and records name students alike
             s = r.get("student") or ""
-            if s.startswith("'") and s[1:].startswith(_FORMULA_START):
+            if s.startswith("'") and s[1:].startswith(FORMULA_START):
                 r["student"] = s[1:]
     if not run.records and not run.rows:
         if others:

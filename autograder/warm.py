@@ -10,8 +10,9 @@ process it started is killed when it ends. The sandbox's namespaces (mounts, net
 the successive submissions of one slot, one at a time: that is the difference with a cold run, and why the
 zygote wipes every writable place and kills every other process of the sandbox between two submissions.
 
-Used by :class:`autograder.sandbox.Sandbox` when ``warm=True`` (the default with bubblewrap); a zygote that
-fails to start or stops answering is replaced, and the submission runs cold meanwhile.
+Used by :class:`autograder.sandbox.Sandbox` when ``warm=True`` (the default with bubblewrap): :meth:`WarmPool.start`
+starts a submission's driver in its slot's zygote, or cold (:meth:`autograder.jail.Jail.start`) when the zygote fails
+to start or stops answering (then it is replaced).
 """
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+from .jail import HOME, IN_SANDBOX_DRIVER, PY_FLAGS, Jail, Started
+from .proctree import children, find_python, kill_tree
+from .protocol import ZygoteReply
 
 log = logging.getLogger("autograder")
 
@@ -79,10 +84,10 @@ class ZygoteError(Exception):
 class Zygote:
     """One warm sandbox (one worker slot)."""
 
-    def __init__(self, sandbox, disk_bytes: int, cpu_sink: list):
-        self.sandbox = sandbox
+    def __init__(self, jail: Jail, disk_bytes: int, cpu):
+        self.jail = jail
         self.disk_bytes = disk_bytes
-        self.cpu_sink = cpu_sink
+        self.cpu_tally = cpu       # where the CPU time it reports for itself is added (see autograder.sandbox)
         self.proc = None
         self.sock = None
         self.pid = None           # the zygote's pid as seen from here
@@ -92,18 +97,15 @@ class Zygote:
 
     # ---- life
     def start(self, timeout: float = 600.0) -> None:
-        from .sandbox import HOME, IN_SANDBOX_DRIVER, _PY_FLAGS, find_driver
-
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        sb = self.sandbox
-        cmd = sb._bwrap_args(self.disk_bytes)
+        jail = self.jail
+        cmd = jail.bwrap_args(self.disk_bytes)
         cmd += ["--ro-bind", str(ZYGOTE), IN_SANDBOX_ZYGOTE]
-        if sb.is_root:   # to kill the submission's processes and empty its files, whatever user id they have
+        if jail.is_root:   # to kill the submission's processes and empty its files, whatever user id they have
             for cap in ("CAP_KILL", "CAP_FOWNER", "CAP_DAC_OVERRIDE", "CAP_IPC_OWNER"):
                 cmd += ["--cap-add", cap]
-        for k, v in sb._env(HOME).items():
-            cmd += ["--setenv", k, v]
-        cmd += [sys.executable, *_PY_FLAGS, IN_SANDBOX_ZYGOTE, str(child.fileno())]
+        cmd += jail.setenv_args(HOME)
+        cmd += [sys.executable, *PY_FLAGS, IN_SANDBOX_ZYGOTE, str(child.fileno())]
 
         def launch():
             return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -114,29 +116,23 @@ class Zygote:
         finally:
             child.close()
         self.sock = parent
-        config = {"preload": sb.preload, "preload_packages": sb.packages, "driver": IN_SANDBOX_DRIVER,
-                  "wipe": ["/tmp", HOME, "/dev/shm"]}
+        config = {"preload": list(jail.profile.preload), "preload_packages": list(jail.profile.packages),
+                  "driver": IN_SANDBOX_DRIVER, "wipe": ["/tmp", HOME, "/dev/shm"]}
         self.sock.sendall(json.dumps(config).encode())
         ready = self._read(timeout)
-        if ready.get("ev") != "ready":
+        if ready.get("ev") != ZygoteReply.READY:
             raise ZygoteError(f"unexpected first message {ready!r}")
         self._add_cpu(ready)
         if ready.get("errors"):   # the driver imports them again in each submission's process and reports there
             log.warning("warm sandbox: could not preload %s", "; ".join(ready["errors"]))
-        self.pid = find_driver(self.proc.pid)
+        self.pid = find_python(self.proc.pid)
         if self.pid is None:
             raise ZygoteError("the warm sandbox's process was not found")
 
     def close(self) -> None:
         self.broken = True
         if self.proc is not None and self.proc.poll() is None:
-            from .sandbox import descendants
-
-            for p in descendants(self.proc.pid):
-                try:
-                    os.kill(p, signal.SIGKILL)
-                except OSError:
-                    pass
+            kill_tree(self.proc.pid)
             self.proc.kill()
             try:
                 self.proc.wait(timeout=10)
@@ -169,13 +165,11 @@ class Zygote:
     def _add_cpu(self, msg: dict) -> None:
         c = msg.get("cpu")
         if isinstance(c, (int, float)) and c >= self.cpu:
-            self.cpu_sink[0] += c - self.cpu
+            self.cpu_tally.add(c - self.cpu)
             self.cpu = c
 
     # ---- one submission
     def run(self, event_w: int) -> "WarmProc":
-        from .sandbox import _children
-
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         try:
@@ -190,10 +184,10 @@ class Zygote:
         proc = WarmProc(self, os.fdopen(in_w, "wb"), os.fdopen(out_r, "rb"))
         try:
             msg = self._read(60)
-            if msg.get("ev") != "forked":
+            if msg.get("ev") != ZygoteReply.FORKED:
                 raise ZygoteError(f"unexpected message {msg!r}")
             for _ in range(500):
-                kids = _children(self.pid)
+                kids = children(self.pid)
                 if kids:
                     proc.pid = kids[0]
                     break
@@ -208,7 +202,7 @@ class Zygote:
 
 class WarmProc:
     """The submission's process in a warm sandbox, with the part of :class:`subprocess.Popen` that
-    :meth:`autograder.sandbox.Sandbox.run` uses."""
+    :class:`autograder.session.Session` uses."""
 
     def __init__(self, zygote: Zygote, stdin, stdout):
         self.zygote = zygote
@@ -238,7 +232,7 @@ class WarmProc:
             self.returncode = -signal.SIGKILL
             return self.returncode
         self.zygote._add_cpu(msg)
-        self.returncode = msg.get("rc", -signal.SIGKILL) if msg.get("ev") == "exit" else -signal.SIGKILL
+        self.returncode = msg.get("rc", -signal.SIGKILL) if msg.get("ev") == ZygoteReply.EXIT else -signal.SIGKILL
         if msg.get("left"):
             self.zygote.broken = True   # could not kill everything: never reuse this sandbox
         return self.returncode
@@ -256,16 +250,17 @@ class WarmProc:
 
 
 class WarmPool:
-    """The zygotes of one :class:`autograder.sandbox.Sandbox`, one per slot, started on first use."""
+    """The zygotes of one jail, one per worker slot, started on first use; a submission whose slot has no working
+    zygote starts cold."""
 
-    def __init__(self, sandbox, cpu_sink: list):
-        self.sandbox = sandbox
-        self.cpu_sink = cpu_sink
+    def __init__(self, jail: Jail, cpu):
+        self.jail = jail
+        self.cpu_tally = cpu
         self.zygotes: dict = {}
         self.lock = threading.Lock()
         self.failures = 0
 
-    def get(self, slot: int, disk_bytes: int) -> Zygote | None:
+    def zygote(self, slot: int, disk_bytes: int) -> Zygote | None:
         with self.lock:
             z = self.zygotes.get(slot)
         if z is not None and (not z.alive() or z.disk_bytes != disk_bytes):
@@ -274,7 +269,7 @@ class WarmPool:
         if z is None:
             if self.failures >= 3:
                 return None     # warm sandboxes do not work here: cold runs only
-            z = Zygote(self.sandbox, disk_bytes, self.cpu_sink)
+            z = Zygote(self.jail, disk_bytes, self.cpu_tally)
             try:
                 z.start()
             except (ZygoteError, OSError, subprocess.TimeoutExpired, ValueError) as exc:
@@ -285,6 +280,18 @@ class WarmPool:
             with self.lock:
                 self.zygotes[slot] = z
         return z
+
+    def start(self, *, slot: int, disk_bytes: int, event_w: int) -> Started:
+        """Start a submission's driver in the slot's zygote (a fork), else cold."""
+        zygote = self.zygote(slot, disk_bytes)
+        if zygote is not None:
+            t0 = time.monotonic()
+            try:
+                return Started(zygote.run(event_w), EVENT_FD, HOME, t0=t0)
+            except ZygoteError as exc:
+                log.warning("warm sandbox of slot %d failed (%s); this submission runs cold", slot, exc)
+                zygote.close()
+        return self.jail.start(slot=slot, disk_bytes=disk_bytes, event_w=event_w)
 
     def close(self) -> None:
         with self.lock:

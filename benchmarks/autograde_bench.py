@@ -47,9 +47,10 @@ sys.path.insert(0, str(REPO / "tests"))
 import nbformat  # noqa: E402
 
 import harness  # noqa: E402
-from autograder import batch, grading  # noqa: E402
+import nbgrader_cli  # noqa: E402
+from autograder import grade_command  # noqa: E402
 from autograder.assemble import assemble, parse_notebook  # noqa: E402
-from autograder.sandbox import Limits  # noqa: E402
+from autograder.jail import Limits  # noqa: E402
 
 NB = "ch01_sequence_configurations.ipynb"
 
@@ -68,7 +69,7 @@ def own_cpu() -> float:
     from autograder import sandbox
 
     s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime + sandbox.CPU_REPORTED[0]
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime + sandbox.REPORTED_CPU.seconds
 
 
 class Meter:
@@ -88,9 +89,9 @@ class Meter:
 
 def make_submissions(course, n: int) -> dict:
     release = course.generate("ch01")[NB]
-    source = grading.load(grading.SOLUTIONS / "ch01" / NB)
-    sol = {grading.nbgrader_meta(c)["grade_id"]: grading.student_code(c.source) for c in source.cells
-           if grading.is_solution_cell(c)}
+    source = nbgrader_cli.load(nbgrader_cli.SOLUTIONS / "ch01" / NB)
+    sol = {nbgrader_cli.nbgrader_meta(c)["grade_id"]: nbgrader_cli.student_code(c.source) for c in source.cells
+           if nbgrader_cli.is_solution_cell(c)}
     mutants = harness.load_mutants("ch01")
     students = {}
     for i in range(n):
@@ -98,7 +99,7 @@ def make_submissions(course, n: int) -> dict:
         if i % 5 == 4:
             m = mutants[(i // 5) % len(mutants)]
             over = {m.cell: m.apply(sol[m.cell])}
-        nb = grading.submission(release, source, over)
+        nb = nbgrader_cli.submission(release, source, over)
         nb.cells = [c for c in nb.cells if c.cell_type != "code" or "nbgrader" in c.metadata]
         student = f"s{i:03d}"
         course.submit(student, "ch01", {NB: nb})
@@ -218,7 +219,7 @@ def main() -> int:  # noqa: C901 - the steps, in order
         return f"[other processes: {m.foreign:.0f} CPU-s = {m.foreign / max(m.wall, 1e-9):.2f} CPUs busy; load avg {load_now()}]"
 
     load_before = os.getloadavg()
-    course = grading.Course.create(work / "course", ["ch01"])
+    course = nbgrader_cli.ThrowawayCourse.create(work / "course", ["ch01"])
     students = make_submissions(course, args.n)
     sample = sorted(students)[: args.sample]
     say(f"$ python benchmarks/autograde_bench.py --n {args.n} --sample {args.sample} --workers {args.workers}"
@@ -248,11 +249,11 @@ def main() -> int:  # noqa: C901 - the steps, in order
 
     def ours(name, workers, warm, students_=None):
         out = work / name
-        opts = batch.Options(assignment="ch01", submissions=work / "course" / "submitted", workers=workers,
+        opts = grade_command.Options(assignment="ch01", submissions=work / "course" / "submitted", workers=workers,
                              config=work / "course" / "nbgrader_config.py", out=out, force=True,
                              limits=Limits(), cache_dir=work / "cache", warm=warm, students=students_)
         with Meter(name) as m:
-            summary = batch.run(opts)
+            summary = grade_command.run(opts)
         log = (out / "autograde.log").read_text()
         ref = next((float(ln.rsplit("(", 1)[1].split(" s)")[0]) for ln in log.splitlines()
                     if "reference run of" in ln), 0.0)
@@ -286,9 +287,9 @@ def main() -> int:  # noqa: C901 - the steps, in order
         finally:
             judged[0] += time.perf_counter() - t
 
-    import autograder.engine as engine_mod
+    import autograder.assignment as assignment_mod
 
-    engine_mod.judge_mod.judge_test = timed_judge
+    assignment_mod.judge_mod.judge_test = timed_judge
     one = {}
     for warm in ([True] if args.no_cold else [True, False]):
         judged[0] = 0.0
@@ -296,10 +297,10 @@ def main() -> int:  # noqa: C901 - the steps, in order
         one[warm] = (m_one.wall / len(sample), m_one.mine / len(sample), judged[0] / len(sample))
         say(f"3{'a' if warm else 'b'}. autograder, 1 worker, {'warm' if warm else 'cold'}, {len(sample)} submissions: "
             f"{one[warm][0]:.2f} s and {one[warm][1]:.2f} CPU-s each (the warm sandbox's start included)  {load(m_one)}")
-    engine_mod.judge_mod.judge_test = real_judge
+    assignment_mod.judge_mod.judge_test = real_judge
 
     # 4. only executing what is graded
-    src = parse_notebook((grading.SOLUTIONS / "ch01" / NB).read_bytes())
+    src = parse_notebook((nbgrader_cli.SOLUTIONS / "ch01" / NB).read_bytes())
     plain, kernel = [], []
     (work / "exec").mkdir()
     subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], check=True,
@@ -334,11 +335,11 @@ def main() -> int:  # noqa: C901 - the steps, in order
                               "import IPython.core.interactiveshell")
     bw = shutil.which("bwrap")
     if bw:
-        from autograder.sandbox import _usr_links
+        from autograder.jail import usr_links
 
         t = time.monotonic()
         for _ in range(5):
-            subprocess.run([bw, "--ro-bind", "/usr", "/usr", *_usr_links(), "--proc", "/proc", "--dev", "/dev",
+            subprocess.run([bw, "--ro-bind", "/usr", "/usr", *usr_links(), "--proc", "/proc", "--dev", "/dev",
                             "--unshare-pid", "--unshare-net", "--die-with-parent", "/usr/bin/true"], check=True)
         w_bw = (time.monotonic() - t) / 5
     else:

@@ -36,18 +36,18 @@ def _run(override: dict, queue) -> None:
     os.environ["NBGRADER_EXECUTION"] = "autograde"     # the notebook's own demo training cell is skipped
     sys.stdout = open(os.devnull, "w")                  # the cells' own prints
     os.environ.setdefault("SEQCOURSE_PROGRESS", "0")
-    from autograder import grading
+    import nbgrader_cli
 
-    nb = grading.load(NOTEBOOK)
+    nb = nbgrader_cli.load(NOTEBOOK)
     ns: dict = {"__name__": "__main__"}
     out: dict = {}
     start = time.perf_counter()
     try:
         for cell in nb.cells:
-            meta = grading.nbgrader_meta(cell)
+            meta = nbgrader_cli.nbgrader_meta(cell)
             gid = meta.get("grade_id", "")
-            if gid == "ch09_setup" or grading.is_solution_cell(cell):
-                src = grading.student_code(cell.source)
+            if gid == "ch09_setup" or nbgrader_cli.is_solution_cell(cell):
+                src = nbgrader_cli.student_code(cell.source)
                 src = override.get(gid, src)
                 exec(compile(_no_magics(src), gid, "exec"), ns)  # noqa: S102 - the course's own notebook
             elif gid == "ch09_test_bleu":
@@ -79,10 +79,10 @@ def main() -> None:
     args = ap.parse_args()
     import harness
     import torch
-    from autograder import grading
+    import nbgrader_cli
 
-    src = {grading.nbgrader_meta(c)["grade_id"]: grading.student_code(c.source)
-           for c in grading.load(NOTEBOOK).cells if grading.is_solution_cell(c)}
+    src = {nbgrader_cli.nbgrader_meta(c)["grade_id"]: nbgrader_cli.student_code(c.source)
+           for c in nbgrader_cli.load(NOTEBOOK).cells if nbgrader_cli.is_solution_cell(c)}
     items = [("reference solution", "", {})]
     items += [(m.id, "mutant: loses " + ", ".join(t.replace("ch09_test_", "") for t in m.loses), {m.cell: m.apply(src[m.cell])})
               for m in harness.load_mutants("ch09")]

@@ -44,7 +44,8 @@ sys.path.insert(0, str(REPO / "tests"))
 import nbformat  # noqa: E402
 
 import planted_class  # noqa: E402
-from autograder import grading, similarity  # noqa: E402
+import nbgrader_cli  # noqa: E402
+from autograder import similarity  # noqa: E402
 from autograder.assemble import parse_notebook  # noqa: E402
 from autograder.submissions import Submission  # noqa: E402
 
@@ -74,7 +75,7 @@ def own_cpu() -> float:
 
 
 def instructor(assignment: str) -> dict:
-    return {p.name: parse_notebook(p.read_bytes()) for p in grading.source_notebooks(assignment)}
+    return {p.name: parse_notebook(p.read_bytes()) for p in nbgrader_cli.source_notebooks(assignment)}
 
 
 def subs_of(students: dict) -> dict:
@@ -197,7 +198,7 @@ def scale_section(lines: list, n: int, dolos_dir: Path | None) -> None:
     subs = subs_of(students)
     with tempfile.TemporaryDirectory() as tmp:
         busy0, cpu0, t0 = cpu_busy(), own_cpu(), time.monotonic()
-        made = similarity.run("ch05", grading.SOLUTIONS / "ch05", subs, Path(tmp) / "similarity")
+        made = similarity.run("ch05", nbgrader_cli.SOLUTIONS / "ch05", subs, Path(tmp) / "similarity")
         wall, cpu = time.monotonic() - t0, own_cpu() - cpu0
         others = max(0.0, cpu_busy() - busy0 - cpu) / max(wall, 1e-9)
         pages = len(list((Path(tmp) / "similarity").glob("pair-*.html")))

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import grading
+import nbgrader_cli
 from autograder.authoring import NotebookBuilder
-from autograder.engine import AssignmentGrader
+from autograder.assignment import AssignmentGrader
 from autograder.instrument import strip_hidden
-from autograder.sandbox import Limits, Sandbox
+from autograder.jail import Limits
+from autograder.sandbox import Sandbox
 
 LIMITS = Limits(cell_seconds=60.0, notebook_seconds=300.0, memory_bytes=3 << 30, nproc=48)
 
@@ -27,7 +28,7 @@ def write_assignment(root: Path, assignment: str, build) -> Path:
 
 
 def points_of(folder: Path) -> dict:
-    return {p.name: grading.test_points(grading.load(p)) for p in sorted(folder.glob("*.ipynb"))}
+    return {p.name: nbgrader_cli.test_points(nbgrader_cli.load(p)) for p in sorted(folder.glob("*.ipynb"))}
 
 
 def submission(folder: Path, answers: dict | None = None, extra: dict | None = None) -> dict:
@@ -36,15 +37,15 @@ def submission(folder: Path, answers: dict | None = None, extra: dict | None = N
     answers, extra = answers or {}, extra or {}
     out = {}
     for path in sorted(folder.glob("*.ipynb")):
-        nb = grading.load(path)
+        nb = nbgrader_cli.load(path)
         cells = []
         for c in nb.cells:
             c = copy.deepcopy(c)
-            meta = grading.nbgrader_meta(c)
+            meta = nbgrader_cli.nbgrader_meta(c)
             gid = meta.get("grade_id")
-            if grading.is_solution_cell(c):
-                c.source = answers.get(gid, grading.student_code(c.source))
-            elif grading.is_autograded_test(c):
+            if nbgrader_cli.is_solution_cell(c):
+                c.source = answers.get(gid, nbgrader_cli.student_code(c.source))
+            elif nbgrader_cli.is_autograded_test(c):
                 c.source = strip_hidden(c.source)
             cells.append(c)
             if gid in extra:

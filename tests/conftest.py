@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("SEQCOURSE_PROGRESS", "0")
 
 import harness  # noqa: E402
-from autograder import grading  # noqa: E402
+import nbgrader_cli  # noqa: E402
 
-ASSIGNMENTS = grading.assignments()
+ASSIGNMENTS = nbgrader_cli.assignments()
 TIMINGS: dict[str, float] = {}
 REPORTS: dict[str, str] = {}   # one line per key, printed at the end of the session (e.g. the class grader's batches)
 

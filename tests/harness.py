@@ -27,7 +27,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from autograder import grading  # noqa: E402
+import nbgrader_cli  # noqa: E402
 
 MUTANTS = REPO / "tests" / "mutants"
 ALTERNATIVES = REPO / "tests" / "alternatives"
@@ -149,17 +149,17 @@ def failures(notebook) -> dict[str, dict]:
     """``{grade_id: failure}`` of the autograded test cells of a graded notebook that failed."""
     out = {}
     for cell in notebook.cells:
-        if grading.is_autograded_test(cell):
+        if nbgrader_cli.is_autograded_test(cell):
             f = failure(cell)
             if f is not None:
-                out[grading.nbgrader_meta(cell)["grade_id"]] = f
+                out[nbgrader_cli.nbgrader_meta(cell)["grade_id"]] = f
     return out
 
 
 def _cache_key(assignment: str) -> str:
     h = hashlib.sha256()
-    files = sorted((grading.SOLUTIONS / assignment).rglob("*"))
-    files += [MUTANTS / f"{assignment}.yaml", ALTERNATIVES / f"{assignment}.yaml", Path(grading.__file__),
+    files = sorted((nbgrader_cli.SOLUTIONS / assignment).rglob("*"))
+    files += [MUTANTS / f"{assignment}.yaml", ALTERNATIVES / f"{assignment}.yaml", Path(nbgrader_cli.__file__),
               Path(__file__)]
     files += sorted((REPO / "seqcourse").rglob("*.py"))
     for f in files:
@@ -176,7 +176,7 @@ def _cache_key(assignment: str) -> str:
 def _release_from_exercises(assignment: str) -> dict:
     """The committed release notebooks (``exercises/<assignment>/``): what nbgrader generates, as
     ``tests/test_assignments.py`` checks."""
-    return {p.name: grading.load(p) for p in sorted((grading.EXERCISES / assignment).glob("*.ipynb"))}
+    return {p.name: nbgrader_cli.load(p) for p in sorted((nbgrader_cli.EXERCISES / assignment).glob("*.ipynb"))}
 
 
 def submissions(assignment: str, release: dict | None = None) -> dict[str, dict]:
@@ -190,14 +190,14 @@ def submissions(assignment: str, release: dict | None = None) -> dict[str, dict]
     ``exercises/<assignment>/`` notebooks.
     """
     release = release if release is not None else _release_from_exercises(assignment)
-    sources = {p.name: grading.load(p) for p in grading.source_notebooks(assignment)}
-    points = {name: grading.test_points(nb) for name, nb in sources.items()}
-    src_cells = {n: {grading.nbgrader_meta(c)["grade_id"]: grading.student_code(c.source)
-                     for c in sources[n].cells if grading.is_solution_cell(c)} for n in sources}
+    sources = {p.name: nbgrader_cli.load(p) for p in nbgrader_cli.source_notebooks(assignment)}
+    points = {name: nbgrader_cli.test_points(nb) for name, nb in sources.items()}
+    src_cells = {n: {nbgrader_cli.nbgrader_meta(c)["grade_id"]: nbgrader_cli.student_code(c.source)
+                     for c in sources[n].cells if nbgrader_cli.is_solution_cell(c)} for n in sources}
 
     students: dict[str, dict] = {}
     students["solution"] = {
-        "notebooks": {n: grading.submission(release[n], sources[n]) for n in release},
+        "notebooks": {n: nbgrader_cli.submission(release[n], sources[n]) for n in release},
         "expect": {n: {t: FULL for t in points[n]} for n in release},
         "mutants": [], "alternatives": [],
     }
@@ -220,7 +220,7 @@ def submissions(assignment: str, release: dict | None = None) -> dict[str, dict]
                 overrides[m.cell] = m.apply(src_cells[n][m.cell])
                 for t in m.loses:
                     expect[n][t] = LESS
-            notebooks[n] = grading.submission(release[n], sources[n], overrides)
+            notebooks[n] = nbgrader_cli.submission(release[n], sources[n], overrides)
         return notebooks, expect
 
     for k, group in enumerate(pack(load_mutants(assignment)), start=1):
@@ -248,10 +248,10 @@ def grade_assignment(assignment: str, workdir: Path) -> dict:
     if cached.exists() and not os.environ.get("SEQCOURSE_NO_CACHE"):
         return json.loads(cached.read_text())
 
-    course = grading.Course.create(workdir / assignment, [assignment])
+    course = nbgrader_cli.ThrowawayCourse.create(workdir / assignment, [assignment])
     release = course.generate(assignment)
-    sources = {p.name: grading.load(p) for p in grading.source_notebooks(assignment)}
-    points = {name: grading.test_points(nb) for name, nb in sources.items()}
+    sources = {p.name: nbgrader_cli.load(p) for p in nbgrader_cli.source_notebooks(assignment)}
+    points = {name: nbgrader_cli.test_points(nb) for name, nb in sources.items()}
     students = submissions(assignment, release)
 
     for student, info in students.items():
@@ -263,10 +263,10 @@ def grade_assignment(assignment: str, workdir: Path) -> dict:
     for student, info in students.items():
         info["scores"] = {n: {t: list(v) for t, v in per.items()} for n, per in scores.get(student, {}).items()}
         graded = course.root / "autograded" / student / assignment
-        info["failures"] = {p.name: failures(grading.load(p)) for p in sorted(graded.glob("*.ipynb"))}
+        info["failures"] = {p.name: failures(nbgrader_cli.load(p)) for p in sorted(graded.glob("*.ipynb"))}
 
     result = {"points": points, "students": students,
-              "release": {n: json.loads(grading.normalised(nb)) for n, nb in release.items()}}
+              "release": {n: json.loads(nbgrader_cli.normalised(nb)) for n, nb in release.items()}}
     CACHE.mkdir(parents=True, exist_ok=True)
     for old in CACHE.glob(f"{assignment}-*.json"):
         old.unlink()

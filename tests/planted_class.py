@@ -27,7 +27,7 @@ import copy
 import random
 
 import harness
-from autograder import grading
+import nbgrader_cli
 
 HOWS = ("renamed", "reformatted", "reordered", "commented", "all")
 
@@ -166,14 +166,14 @@ def disguise(code: str, how: str, seed: int = 0) -> str:
 
 
 def _answers(nb) -> dict:
-    return {grading.nbgrader_meta(c)["grade_id"]: c.source for c in nb.cells if grading.is_solution_cell(c)}
+    return {nbgrader_cli.nbgrader_meta(c)["grade_id"]: c.source for c in nb.cells if nbgrader_cli.is_solution_cell(c)}
 
 
 def _with_answers(nb, answers: dict):
     nb = copy.deepcopy(nb)
     for c in nb.cells:
-        if grading.is_solution_cell(c) and grading.nbgrader_meta(c)["grade_id"] in answers:
-            c.source = answers[grading.nbgrader_meta(c)["grade_id"]]
+        if nbgrader_cli.is_solution_cell(c) and nbgrader_cli.nbgrader_meta(c)["grade_id"] in answers:
+            c.source = answers[nbgrader_cli.nbgrader_meta(c)["grade_id"]]
     return nb
 
 
@@ -183,12 +183,12 @@ def planted(assignment: str) -> tuple[dict, dict]:
     students = {s: info["notebooks"] for s, info in base.items() if not s.startswith("mutants-")}
     origin = {s: s for s in students}
     release = base["blank"]["notebooks"]
-    sources = {p.name: grading.load(p) for p in grading.source_notebooks(assignment)}
+    sources = {p.name: nbgrader_cli.load(p) for p in nbgrader_cli.source_notebooks(assignment)}
     for m in harness.load_mutants(assignment):
         name = f"mutant-{m.id}"
-        students[name] = {n: grading.submission(release[n], sources[n], {m.cell: m.apply(grading.student_code(
-            next(c.source for c in sources[n].cells if grading.nbgrader_meta(c).get("grade_id") == m.cell)))})
-            if n == m.notebook else grading.submission(release[n], sources[n]) for n in release}
+        students[name] = {n: nbgrader_cli.submission(release[n], sources[n], {m.cell: m.apply(nbgrader_cli.student_code(
+            next(c.source for c in sources[n].cells if nbgrader_cli.nbgrader_meta(c).get("grade_id") == m.cell)))})
+            if n == m.notebook else nbgrader_cli.submission(release[n], sources[n]) for n in release}
         origin[name] = name
     # copied: the alternatives students with answers of their own in two cells or more (a copy of one short
     # answer cannot be told from two students who wrote the same short answer: see autograder/similarity.py)
@@ -227,7 +227,7 @@ def _changed(assignment: str, notebook: str, grade_id: str, code: str) -> bool:
     """Whether an answer differs from the reference solution (only those are worth copying)."""
     key = (assignment, notebook)
     if key not in _REFERENCE:
-        nb = grading.load(grading.SOLUTIONS / assignment / notebook)
-        _REFERENCE[key] = {grading.nbgrader_meta(c)["grade_id"]: grading.student_code(c.source)
-                           for c in nb.cells if grading.is_solution_cell(c)}
+        nb = nbgrader_cli.load(nbgrader_cli.SOLUTIONS / assignment / notebook)
+        _REFERENCE[key] = {nbgrader_cli.nbgrader_meta(c)["grade_id"]: nbgrader_cli.student_code(c.source)
+                           for c in nb.cells if nbgrader_cli.is_solution_cell(c)}
     return code.strip() != _REFERENCE[key].get(grade_id, "").strip()

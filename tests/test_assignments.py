@@ -15,7 +15,7 @@ import pytest
 from nbclient import NotebookClient
 
 import harness
-from autograder import grading
+import nbgrader_cli
 from conftest import ASSIGNMENTS, TIMINGS, result_of
 
 pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments")
@@ -124,9 +124,9 @@ def test_every_graded_function_has_three_alternatives(assignment):
     alternatives = harness.load_alternatives(assignment)
     per_cell = Counter((m.notebook, m.cell) for m in alternatives)
     missing = []
-    for path in grading.source_notebooks(assignment):
-        nb = grading.load(path)
-        cells = {grading.nbgrader_meta(c)["grade_id"] for c in nb.cells if grading.is_solution_cell(c)}
+    for path in nbgrader_cli.source_notebooks(assignment):
+        nb = nbgrader_cli.load(path)
+        cells = {nbgrader_cli.nbgrader_meta(c)["grade_id"] for c in nb.cells if nbgrader_cli.is_solution_cell(c)}
         for gid in sorted(cells):
             if per_cell[(path.name, gid)] < MIN_ALTERNATIVES:
                 missing.append(f"{path.name}:{gid} has {per_cell[(path.name, gid)]} alternative(s)")
@@ -147,9 +147,9 @@ def test_mutants_and_alternatives_apply(assignment):
     subs = harness.submissions(assignment)
     assert "solution" in subs and "blank" in subs
     bad = []
-    for path in grading.source_notebooks(assignment):
-        solved = {grading.nbgrader_meta(c)["grade_id"]: grading.student_code(c.source)
-                  for c in grading.load(path).cells if grading.is_solution_cell(c)}
+    for path in nbgrader_cli.source_notebooks(assignment):
+        solved = {nbgrader_cli.nbgrader_meta(c)["grade_id"]: nbgrader_cli.student_code(c.source)
+                  for c in nbgrader_cli.load(path).cells if nbgrader_cli.is_solution_cell(c)}
         for m in harness.load_mutants(assignment) + harness.load_alternatives(assignment):
             if m.notebook == path.name:
                 try:
@@ -164,12 +164,12 @@ def test_every_graded_function_has_two_mutants(assignment):
     mutants = harness.load_mutants(assignment)
     per_cell = Counter((m.notebook, m.cell) for m in mutants)
     missing = []
-    for path in grading.source_notebooks(assignment):
-        nb = grading.load(path)
-        tests = set(grading.test_points(nb))
+    for path in nbgrader_cli.source_notebooks(assignment):
+        nb = nbgrader_cli.load(path)
+        tests = set(nbgrader_cli.test_points(nb))
         for cell in nb.cells:
-            if grading.is_solution_cell(cell):
-                gid = grading.nbgrader_meta(cell)["grade_id"]
+            if nbgrader_cli.is_solution_cell(cell):
+                gid = nbgrader_cli.nbgrader_meta(cell)["grade_id"]
                 if per_cell[(path.name, gid)] < 2:
                     missing.append(f"{path.name}:{gid} has {per_cell[(path.name, gid)]} mutant(s)")
         for m in mutants:
@@ -184,13 +184,13 @@ def test_every_graded_function_has_two_mutants(assignment):
 def test_exercises_match_nbgrader_output(graded, assignment):
     """exercises/ must be exactly what `nbgrader generate_assignment` makes of solutions/."""
     release = result_of(graded, assignment)["release"]
-    committed = {p.name for p in (grading.EXERCISES / assignment).glob("*.ipynb")}
+    committed = {p.name for p in (nbgrader_cli.EXERCISES / assignment).glob("*.ipynb")}
     assert committed == set(release), (
         f"exercises/{assignment} holds {sorted(committed)}, nbgrader generates {sorted(release)}; "
         "run `make exercises`")
     for name, generated in release.items():
-        mine = grading.normalised(grading.load(grading.EXERCISES / assignment / name))
-        assert mine == grading.normalised(generated), (
+        mine = nbgrader_cli.normalised(nbgrader_cli.load(nbgrader_cli.EXERCISES / assignment / name))
+        assert mine == nbgrader_cli.normalised(generated), (
             f"exercises/{assignment}/{name} is out of sync with solutions/; run `make exercises` "
             "(never edit exercises/ by hand)")
 
@@ -198,9 +198,9 @@ def test_exercises_match_nbgrader_output(graded, assignment):
 def test_grade_ids_unique_across_course():
     seen = Counter()
     for a in ASSIGNMENTS:
-        for path in grading.source_notebooks(a):
-            for cell in grading.load(path).cells:
-                gid = grading.nbgrader_meta(cell).get("grade_id")
+        for path in nbgrader_cli.source_notebooks(a):
+            for cell in nbgrader_cli.load(path).cells:
+                gid = nbgrader_cli.nbgrader_meta(cell).get("grade_id")
                 if gid:
                     seen[gid] += 1
     repeated = sorted(g for g, n in seen.items() if n > 1)
@@ -209,19 +209,19 @@ def test_grade_ids_unique_across_course():
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_test_cells_are_locked_and_score_points(assignment):
-    for path in grading.source_notebooks(assignment):
-        for cell in grading.load(path).cells:
-            m = grading.nbgrader_meta(cell)
+    for path in nbgrader_cli.source_notebooks(assignment):
+        for cell in nbgrader_cli.load(path).cells:
+            m = nbgrader_cli.nbgrader_meta(cell)
             if m.get("grade") and not m.get("solution"):
                 assert m.get("locked"), f"{path.name}:{m['grade_id']} must be locked"
                 assert m.get("points", 0) > 0, f"{path.name}:{m['grade_id']} has no points"
 
 
-@pytest.mark.parametrize("path", [p for a in ASSIGNMENTS for p in grading.source_notebooks(a)],
+@pytest.mark.parametrize("path", [p for a in ASSIGNMENTS for p in nbgrader_cli.source_notebooks(a)],
                          ids=lambda p: p.name)
 def test_solution_notebook_runs_top_to_bottom(path):
     """The instructor's notebook (solutions and hidden tests) runs start to end; the time is reported."""
-    nb = grading.load(path)
+    nb = nbgrader_cli.load(path)
     env_before = os.environ.pop("NBGRADER_EXECUTION", None)
     try:
         start = time.perf_counter()

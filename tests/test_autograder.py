@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 import torch
 
-from autograder import grading
+import nbgrader_cli
 from autograder.assemble import InvalidNotebook, assemble, parse_notebook
-from autograder.batch import StateStore, load_course, summarize, write_csv
+from autograder.records import StateStore, summarize, write_csv
+from autograder.course import load_course, load_profile
 from autograder.instrument import ImportMap, compile_cell, evaluate_literal, hidden_lines, is_literal, strip_hidden
 from autograder.judge import Opaque, decode, judge_test
 from autograder.submissions import collect, valid_student_id
@@ -80,8 +81,8 @@ def test_assemble_restores_tests_and_uses_last_answer_copy():
 
 
 def test_assemble_on_the_real_exercise():
-    src = parse_notebook((grading.SOLUTIONS / "ch01" / NB).read_bytes())
-    rel = parse_notebook((grading.EXERCISES / "ch01" / NB).read_bytes())
+    src = parse_notebook((nbgrader_cli.SOLUTIONS / "ch01" / NB).read_bytes())
+    rel = parse_notebook((nbgrader_cli.EXERCISES / "ch01" / NB).read_bytes())
     plan, notes = assemble(src, rel)
     assert notes == []
     tests = [p.grade_id for p in plan if p.kind == "test"]
@@ -101,8 +102,8 @@ IMPORTS.learn(ast.parse("import torch\nimport numpy as np\nfrom seqcourse.checks
 
 
 def _compile(src):
-    return compile_cell(src, "<test t>", key="t", rt_placeholder="RT", builtins_placeholder="B", imports=IMPORTS,
-                        instructor_bound=set(), instrument=True)
+    return compile_cell(src, "<test t>", key="t", recorder_placeholder="RT", builtins_placeholder="B", imports=IMPORTS,
+                        instructor_bound=set(), instrument=True, checkers=load_profile().checker_prefixes)
 
 
 def test_literals_are_recognised_and_evaluated_by_the_judge():
@@ -248,7 +249,7 @@ def test_csv_and_course_config(tmp_path):
                                      "reason": 'has, "commas"'}])
     assert (tmp_path / "g.csv").read_text().splitlines() == ["student,assignment,score,max_score,status,reason",
                                                              'b,a,1.5,2,ok,"has, ""commas"""']
-    course = load_course(grading.REPO / "autograder" / "nbgrader_config.py")
-    assert course.root == grading.REPO and course.source_dir == grading.REPO / "solutions"
+    course = load_course(nbgrader_cli.REPO / "autograder" / "nbgrader_config.py")
+    assert course.root == nbgrader_cli.REPO and course.source_dir == nbgrader_cli.REPO / "solutions"
     assert course.db_url.endswith("gradebook.db?timeout=60")
     assert summarize([]) == ""

@@ -25,10 +25,10 @@ from pathlib import Path
 import pytest
 
 import harness
-from autograder import grading
+import nbgrader_cli
 from conftest import ASSIGNMENTS, CLASS_BATCHES, REPORTS, result_of
 
-CACHE = grading.REPO / ".cache" / "autograder-tests"
+CACHE = nbgrader_cli.REPO / ".cache" / "autograder-tests"
 pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments")
 
 
@@ -40,13 +40,13 @@ def _gradebook(root: Path, assignment: str) -> str:
     url = f"sqlite:///{root / 'gradebook.db'}"
     with Gradebook(url) as gb:
         gb.update_or_create_assignment(assignment)
-        for path in grading.source_notebooks(assignment):
-            nb = grading.load(path)
+        for path in nbgrader_cli.source_notebooks(assignment):
+            nb = nbgrader_cli.load(path)
             stem = path.stem
             gb.update_or_create_notebook(stem, assignment)
             for cell in nb.cells:
-                meta = grading.nbgrader_meta(cell)
-                if grading.is_autograded_test(cell):
+                meta = nbgrader_cli.nbgrader_meta(cell)
+                if nbgrader_cli.is_autograded_test(cell):
                     gb.update_or_create_grade_cell(meta["grade_id"], stem, assignment,
                                                    max_score=float(meta.get("points", 0)), cell_type="code")
     return url
@@ -58,7 +58,7 @@ def _batch(assignment: str, result: dict, root: Path) -> tuple[dict, float, subp
     (root / "nbgrader_config.py").write_text(
         "c = get_config()\n"
         f"c.CourseDirectory.root = {str(root)!r}\n"
-        f"c.CourseDirectory.source_directory = {str(grading.SOLUTIONS)!r}\n"
+        f"c.CourseDirectory.source_directory = {str(nbgrader_cli.SOLUTIONS)!r}\n"
         f"c.CourseDirectory.db_url = {_gradebook(root, assignment)!r}\n")
     for student, info in result["students"].items():
         files = info.get("submission")
@@ -72,9 +72,9 @@ def _batch(assignment: str, result: dict, root: Path) -> tuple[dict, float, subp
     cmd = [sys.executable, "-m", "autograder", "grade", assignment, "--submissions", str(root / "submitted"),
            "--config", str(root / "nbgrader_config.py"), "--out", str(out), "--feedback-dir", str(root / "feedback"),
            "--cache-dir", str(CACHE / assignment), "--workers", os.environ.get("SEQCOURSE_AUTOGRADER_WORKERS", "2")]
-    env = dict(os.environ, PYTHONPATH=str(grading.REPO), OMP_NUM_THREADS="1")
+    env = dict(os.environ, PYTHONPATH=str(nbgrader_cli.REPO), OMP_NUM_THREADS="1")
     t0 = time.monotonic()
-    proc = subprocess.run(cmd, cwd=grading.REPO, env=env, capture_output=True, text=True, timeout=3600)
+    proc = subprocess.run(cmd, cwd=nbgrader_cli.REPO, env=env, capture_output=True, text=True, timeout=3600)
     seconds = time.monotonic() - t0
     records = {}
     state = out / "state.jsonl"

@@ -26,18 +26,19 @@ import nbformat
 import pytest
 
 import harness
-from autograder import batch, grading
+import nbgrader_cli
+from autograder import grade_command
 from autograder.__main__ import options as cli_options
-from autograder.sandbox import _bwrap_works
+from autograder.jail import bwrap_works
 
 ASSIGNMENT = "ch01"
 NB = "ch01_sequence_configurations.ipynb"
 FULL = 15.0
 MARKER = "autograder-catalog-background-marker"
-BWRAP_OK, BWRAP_INFO = _bwrap_works()
+BWRAP_OK, BWRAP_INFO = bwrap_works()
 LIMITS = dict(cell_seconds=20.0, notebook_seconds=150.0, memory_bytes=2 << 30, nproc=48)
 
-pytestmark = pytest.mark.skipif(not (grading.SOLUTIONS / ASSIGNMENT / NB).exists(), reason="ch01 is not in the course")
+pytestmark = pytest.mark.skipif(not (nbgrader_cli.SOLUTIONS / ASSIGNMENT / NB).exists(), reason="ch01 is not in the course")
 
 
 @dataclass
@@ -56,16 +57,16 @@ class Case:
 class Maker:
     def __init__(self, release, source):
         self.release, self.source = release, source
-        self.sol = {grading.nbgrader_meta(c)["grade_id"]: grading.student_code(c.source)
-                    for c in source.cells if grading.is_solution_cell(c)}
-        self.stub = {grading.nbgrader_meta(c)["grade_id"]: c.source for c in release.cells
-                     if grading.is_solution_cell(c)}
+        self.sol = {nbgrader_cli.nbgrader_meta(c)["grade_id"]: nbgrader_cli.student_code(c.source)
+                    for c in source.cells if nbgrader_cli.is_solution_cell(c)}
+        self.stub = {nbgrader_cli.nbgrader_meta(c)["grade_id"]: c.source for c in release.cells
+                     if nbgrader_cli.is_solution_cell(c)}
         self.mutants = {m.id: m for m in harness.load_mutants(ASSIGNMENT)}
 
     def nb(self, overrides=None, *, demo=False):
         """The release notebook with every answer filled in (reference code unless overridden); the ungraded
         demo training cell is deleted unless ``demo`` (students may delete it; it saves a few seconds)."""
-        nb = grading.submission(self.release, self.source, overrides or {})
+        nb = nbgrader_cli.submission(self.release, self.source, overrides or {})
         if not demo:
             nb.cells = [c for c in nb.cells if c.cell_type != "code" or "nbgrader" in c.metadata]
         return nb
@@ -165,11 +166,11 @@ def build(mk: Maker, course_root: Path, port: int) -> tuple[dict, list]:
 
     # ---- tampering with the notebook's structure and metadata
     nb = mk.nb()
-    nb.cells = [c for c in nb.cells if not grading.is_autograded_test(c)]
+    nb.cells = [c for c in nb.cells if not nbgrader_cli.is_autograded_test(c)]
     add("deleted-tests", {NB: mk.dump(nb)}, FULL, "ok", "every test cell deleted: restored", reason="was missing")
     nb = mk.nb(mk.mutant("m2o_first_step"))
     for c in nb.cells:
-        if grading.is_autograded_test(c):
+        if nbgrader_cli.is_autograded_test(c):
             c.source = 'print("passed")'
     add("edited-tests", {NB: mk.dump(nb)}, 11.0, "ok", "tests replaced by print('passed'), wrong part 1",
         reason="was edited")
@@ -177,7 +178,7 @@ def build(mk: Maker, course_root: Path, port: int) -> tuple[dict, list]:
     cells = []
     for c in nb.cells:
         cells.append(c)
-        if grading.is_autograded_test(c):
+        if nbgrader_cli.is_autograded_test(c):
             dup = copy.deepcopy(c)
             dup["id"] = c["id"] + "-copy"
             cells.append(dup)
@@ -188,7 +189,7 @@ def build(mk: Maker, course_root: Path, port: int) -> tuple[dict, list]:
     cells = []
     for c in nb.cells:
         cells.append(c)
-        if grading.nbgrader_meta(c).get("grade_id") == "ch01_many_to_one":
+        if nbgrader_cli.nbgrader_meta(c).get("grade_id") == "ch01_many_to_one":
             dup = copy.deepcopy(c)
             dup["id"] = "m2o-second-try"
             dup.source = mk.mutant("m2o_mean_pool")["ch01_many_to_one"]
@@ -198,7 +199,7 @@ def build(mk: Maker, course_root: Path, port: int) -> tuple[dict, list]:
         reason="last copy")
     nb = mk.nb(mk.mutant("sync_shifted"))
     for c in nb.cells:
-        if grading.nbgrader_meta(c).get("grade_id") == "ch01_test_many_to_many_sync":
+        if nbgrader_cli.nbgrader_meta(c).get("grade_id") == "ch01_test_many_to_many_sync":
             c.cell_type = "markdown"
             c.pop("outputs", None)
             c.pop("execution_count", None)
@@ -206,7 +207,7 @@ def build(mk: Maker, course_root: Path, port: int) -> tuple[dict, list]:
         reason="markdown")
     nb = mk.nb(mk.mutant("o2m_input_every_step"))
     for c in nb.cells:
-        if grading.is_autograded_test(c):
+        if nbgrader_cli.is_autograded_test(c):
             c.metadata["nbgrader"]["points"] = 100
     add("changed-points", {NB: mk.dump(nb)}, 13.0, "ok", "every test worth 100 points, one wrong part",
         reason="points")
@@ -290,7 +291,7 @@ def build(mk: Maker, course_root: Path, port: int) -> tuple[dict, list]:
     add("torch-py-beside", {NB: sol_nb_bytes, "torch.py": b"raise SystemExit('shadowed torch')\n",
                            "numpy.py": b"raise SystemExit('shadowed numpy')\n"}, FULL, "ok",
         "torch.py and numpy.py beside the notebook: never copied, never imported", reason="")
-    sol_path = grading.SOLUTIONS / ASSIGNMENT / NB
+    sol_path = nbgrader_cli.SOLUTIONS / ASSIGNMENT / NB
     course_src = course_root / "source" / ASSIGNMENT / NB
     gb_path = course_root / "gradebook.db"
     read_sol = (f"import json as _json\n_code = None\nfor _p in [{str(sol_path)!r}, {str(course_src)!r}]:\n"
@@ -377,9 +378,9 @@ def _marker_processes() -> list:
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
     root = tmp_path_factory.mktemp("catalog-course")
-    course = grading.Course.create(root, [ASSIGNMENT])
+    course = nbgrader_cli.ThrowawayCourse.create(root, [ASSIGNMENT])
     release = course.generate(ASSIGNMENT)[NB]
-    source = grading.load(grading.SOLUTIONS / ASSIGNMENT / NB)
+    source = nbgrader_cli.load(nbgrader_cli.SOLUTIONS / ASSIGNMENT / NB)
     mk = Maker(release, source)
     server = _Server(mk.sol["ch01_many_to_one"].encode())
     subs, cases = build(mk, root, server.port)
@@ -389,16 +390,16 @@ def catalog(tmp_path_factory):
         for name, data in files.items():
             (folder / name).write_bytes(data)
     out = root / "grading-out"
-    cache = grading.REPO / ".cache" / "autograder-tests"
+    cache = nbgrader_cli.REPO / ".cache" / "autograder-tests"
     args = ["grade", ASSIGNMENT, "--submissions", str(root / "submitted"), "--config", str(root / "nbgrader_config.py"),
             "--out", str(out), "--workers", "2", "--cell-timeout", str(LIMITS["cell_seconds"]),
             "--notebook-timeout", str(LIMITS["notebook_seconds"]), "--memory-mb", str(LIMITS["memory_bytes"] >> 20),
             "--nproc", str(LIMITS["nproc"]), "--cache-dir", str(cache)]
     # 1. the real command, killed once a few submissions are graded
     state = out / "state.jsonl"
-    env = dict(os.environ, PYTHONPATH=str(grading.REPO))
+    env = dict(os.environ, PYTHONPATH=str(nbgrader_cli.REPO))
     t0 = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "autograder", *args], cwd=grading.REPO, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "autograder", *args], cwd=nbgrader_cli.REPO, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     killed_after = None
     while proc.poll() is None and time.monotonic() - t0 < 900:
@@ -417,7 +418,7 @@ def catalog(tmp_path_factory):
     survivors_after_kill = [p for p in _marker_processes()]
     # 2. resumed in this process: everything graded before the kill is kept
     opts = cli_options(args)
-    summary = batch.run(opts)
+    summary = grade_command.run(opts)
     result = {"root": root, "out": out, "cases": cases, "summary": summary, "first": first,
               "killed_after": killed_after, "stderr": stderr, "server": server, "mk": mk,
               "survivors_after_kill": survivors_after_kill, "opts": opts, "cache": cache,
@@ -433,8 +434,8 @@ def catalog(tmp_path_factory):
 def _cases():
     root = Path("/nonexistent")
     try:
-        release = nbformat.read(str(grading.EXERCISES / ASSIGNMENT / NB), as_version=4)
-        source = grading.load(grading.SOLUTIONS / ASSIGNMENT / NB)
+        release = nbformat.read(str(nbgrader_cli.EXERCISES / ASSIGNMENT / NB), as_version=4)
+        source = nbgrader_cli.load(nbgrader_cli.SOLUTIONS / ASSIGNMENT / NB)
         return build(Maker(release, source), root, 1)[1]
     except FileNotFoundError:
         return []
@@ -522,13 +523,13 @@ def test_same_submission_same_result(catalog):
 
 def test_feedback_hides_hidden_tests(catalog):
     root = catalog["root"]
-    source = grading.load(grading.SOLUTIONS / ASSIGNMENT / NB)
+    source = nbgrader_cli.load(nbgrader_cli.SOLUTIONS / ASSIGNMENT / NB)
     hidden_lines = set()
     for c in source.cells:
-        if grading.is_autograded_test(c) and "### BEGIN HIDDEN TESTS" in c.source:
+        if nbgrader_cli.is_autograded_test(c) and "### BEGIN HIDDEN TESTS" in c.source:
             inside = c.source.split("### BEGIN HIDDEN TESTS", 1)[1].split("### END HIDDEN TESTS", 1)[0]
             hidden_lines |= {ln.strip() for ln in inside.splitlines() if len(ln.strip()) > 25}
-    visible = "\n".join(c.source for c in source.cells if not grading.is_autograded_test(c))
+    visible = "\n".join(c.source for c in source.cells if not nbgrader_cli.is_autograded_test(c))
     visible += "\n".join(c.source.split("### BEGIN HIDDEN TESTS", 1)[0] for c in source.cells)
     hidden_lines = {ln for ln in hidden_lines if ln not in visible}   # lines students also see (or write)
     assert hidden_lines
@@ -559,7 +560,7 @@ def test_rerun_grades_only_changed(catalog):
     late = root / "submitted" / "late-student" / ASSIGNMENT
     late.mkdir(parents=True)
     (late / NB).write_bytes(b'{"cells": "not a list"}')
-    summary = batch.run(catalog["opts"])
+    summary = grade_command.run(catalog["opts"])
     assert summary.graded == 2, summary
     assert summary.skipped == len(CASES) - 1
     rows = {r["student"]: r for r in summary.rows}

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 import harness
-from autograder import batch, grading
+import nbgrader_cli
+from autograder import grade_command
 from autograder.__main__ import options as cli_options
 from test_autograder_postgres import _skip_reason as _pg_skip_reason
 from test_autograder_postgres import postgres  # noqa: F401 - the fixture
@@ -119,20 +120,20 @@ def faults(postgres):  # noqa: F811 - the imported fixture
         timeline.append(f"{time.monotonic() - t_start:6.1f} s  {what}")
 
     root = base / "course"
-    course = grading.Course.create(root, ["ch01"])
+    course = nbgrader_cli.ThrowawayCourse.create(root, ["ch01"])
     with open(root / "nbgrader_config.py", "a") as f:
         f.write(f"c.CourseDirectory.db_url = {postgres!r}\n")
     release = course.generate("ch01")[NB]            # the PostgreSQL gradebook
     local_db = f"sqlite:///{base / 'local.db'}"
     course.nbgrader("generate_assignment", "ch01", "--force", f"--CourseDirectory.db_url={local_db}")
-    source = grading.load(grading.SOLUTIONS / "ch01" / NB)
-    sol = {grading.nbgrader_meta(c)["grade_id"]: grading.student_code(c.source) for c in source.cells
-           if grading.is_solution_cell(c)}
+    source = nbgrader_cli.load(nbgrader_cli.SOLUTIONS / "ch01" / NB)
+    sol = {nbgrader_cli.nbgrader_meta(c)["grade_id"]: nbgrader_cli.student_code(c.source) for c in source.cells
+           if nbgrader_cli.is_solution_cell(c)}
     mutants = harness.load_mutants("ch01")
     import nbformat
 
     def nb(over=None, slow=0.0):
-        n = grading.submission(release, source, over or {})
+        n = nbgrader_cli.submission(release, source, over or {})
         n.cells = [c for c in n.cells if c.cell_type != "code" or "nbgrader" in c.metadata]  # no demo training
         if slow:
             n.cells.insert(1, nbformat.v4.new_code_cell(f"import time\ntime.sleep({slow})"))
@@ -151,11 +152,11 @@ def faults(postgres):  # noqa: F811 - the imported fixture
     (root / "submitted" / "broken" / "ch01").mkdir(parents=True)
     (root / "submitted" / "broken" / "ch01" / NB).write_text("{not json")
     cache = base / "cache"
-    env = dict(os.environ, PYTHONPATH=str(grading.REPO), OMP_NUM_THREADS="1")
+    env = dict(os.environ, PYTHONPATH=str(nbgrader_cli.REPO), OMP_NUM_THREADS="1")
 
     # the local run, the reference for every grade (also fills the reference-run cache)
     note("local run")
-    local = batch.run(cli_options(["grade", "ch01", "--submissions", str(root / "submitted"), "--config",
+    local = grade_command.run(cli_options(["grade", "ch01", "--submissions", str(root / "submitted"), "--config",
                                    str(root / "nbgrader_config.py"), "--db-url", local_db, "--workers", "2",
                                    "--out", str(base / "local-out"), "--feedback-dir", str(base / "local-fb"),
                                    "--cache-dir", str(cache)]))
@@ -173,7 +174,7 @@ def faults(postgres):  # noqa: F811 - the imported fixture
             [sys.executable, "-m", "autograder", "worker", "--queue", broker.url, "--store-url", postgres,
              "--concurrency", "1", "--name", name, "--cache-dir", str(base / name),
              "--visibility-timeout", str(VISIBILITY)],
-            cwd=grading.REPO, env=env, stdout=logs[name], stderr=subprocess.STDOUT, start_new_session=True)
+            cwd=nbgrader_cli.REPO, env=env, stdout=logs[name], stderr=subprocess.STDOUT, start_new_session=True)
 
     for i in range(3):
         start_worker(f"w{i}")
@@ -183,7 +184,7 @@ def faults(postgres):  # noqa: F811 - the imported fixture
                   "--out", str(out), "--cache-dir", str(cache)]
 
     def submitter(log_name):
-        return subprocess.Popen([sys.executable, "-m", "autograder", *grade_args], cwd=grading.REPO, env=env,
+        return subprocess.Popen([sys.executable, "-m", "autograder", *grade_args], cwd=nbgrader_cli.REPO, env=env,
                                 stdout=open(base / log_name, "ab"), stderr=subprocess.STDOUT, start_new_session=True)
 
     first = submitter("submit1.log")

@@ -20,9 +20,9 @@ import textwrap
 import pytest
 
 import autograder_synth as synth
-from autograder.sandbox import _bwrap_works
+from autograder.jail import bwrap_works
 
-BWRAP_OK, BWRAP_INFO = _bwrap_works()
+BWRAP_OK, BWRAP_INFO = bwrap_works()
 # Constants that appear only in the hidden tests: none of them may reach anything the student sees.
 SECRETS = ["31337", "62674", "271828", "543656", "424242", "1234567", "3703701", "_zz_hidden_helper",
            "_SECRET_CASES", "secret_marker_zz"]
@@ -225,7 +225,7 @@ def _grade(probe, answers=None, extra=None):
     page = synth.visible_text(render(student="s", assignment="zz03", result=res,
                                      instructor_notebook=g.notebooks[res.name].notebook, status=res.status,
                                      reason=res.reason))
-    from autograder.batch import summarize
+    from autograder.records import summarize
 
     return res, page, summarize([res])
 
@@ -262,7 +262,7 @@ def test_probe_2_frames_and_dis_never_reach_the_student(probe):
     # nor whether the cell ran or raised: after a hidden test, nothing the student's code chose is shown
     assert "This cell raised" not in page and "Not shown after a hidden test has run" in page
     # the instructor still has everything in the record's details (state.jsonl), e.g. nothing hidden here
-    assert res.tainted_from == "test zz03_test_double"
+    assert res.hidden_from == "test zz03_test_double"
 
 
 def test_probe_3_exception_in_hidden_test_reported_by_type_only(probe):
@@ -288,7 +288,7 @@ def test_visible_failure_before_any_hidden_test_keeps_its_values(probe):
     res, page, reason = _grade(probe, answers={"zz03_double": "def double(x):\n    return 3 * x\n"})
     t = res.tests["zz03_test_double"]
     assert not t.passed and not t.hidden and "6" in t.reason, t.reason   # the visible part failed: no hidden part sent
-    assert res.tainted_from is None or res.tainted_from != "test zz03_test_double"
+    assert res.hidden_from is None or res.hidden_from != "test zz03_test_double"
     _no_secrets(page, reason)
 
 
@@ -306,6 +306,19 @@ def test_instructor_patches_are_not_tampering_but_a_students_are(probe):
     res, _, reason = _grade(probe, answers={"zz03_gru": GRU_TAMPERS})
     t = res.tests["zz03_test_gru"]
     assert not t.passed and "GRUCell.__call__" in t.detail, t.detail
+
+
+# the driver's own globals are protected like a library's: found through gc and replaced while the test runs
+GRU_TAMPERS_WITH_THE_DRIVER = GRU_STEP.replace("    ### BEGIN SOLUTION\n", """    import gc
+    own = next(d for d in gc.get_objects() if type(d) is dict and "_main" in d and "_Recorder" in d)
+    own["_text"] = lambda e, n=2000: "forged"
+""").replace("    ### END SOLUTION\n", "")
+
+
+def test_the_drivers_own_globals_are_protected(probe):
+    res, _, reason = _grade(probe, answers={"zz03_gru": GRU_TAMPERS_WITH_THE_DRIVER})
+    t = res.tests["zz03_test_gru"]
+    assert not t.passed and "autograder._driver._text" in t.detail, t.detail
 
 
 GRU_LEAKS_BY_NAME = GRU_STEP.replace("    ### BEGIN SOLUTION\n", """    for c in STOLEN:   # attribute names chosen from what a hidden test held
@@ -442,7 +455,7 @@ def test_sandbox_is_real(values_grader):
 
 def test_unrepresentable_check_names_cell_line_type_and_fix(tmp_path):
     """A check on a value that cannot be plain data stops the command with a message for the author."""
-    from autograder.engine import AssignmentError
+    from autograder.course import AssignmentError
 
     def build(nb):
         nb.readonly("zz02_setup", "import enum\nclass Colour(enum.Enum):\n    RED = 1\n")
@@ -463,7 +476,7 @@ def test_cli_fatal_error_is_one_line_and_in_the_log(tmp_path):
     import subprocess
     import sys
 
-    from autograder import grading
+    import nbgrader_cli
 
     def build(nb):
         nb.readonly("zz05_setup", "import math")
@@ -474,7 +487,7 @@ def test_cli_fatal_error_is_one_line_and_in_the_log(tmp_path):
     (tmp_path / "submitted" / "a" / "zz05").mkdir(parents=True)
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade", "zz05", "--submissions",
                            str(tmp_path / "submitted"), "--config", str(tmp_path / "nbgrader_config.py"),
-                           "--out", str(tmp_path / "out")], cwd=grading.REPO, capture_output=True, text=True,
+                           "--out", str(tmp_path / "out")], cwd=nbgrader_cli.REPO, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 2
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]

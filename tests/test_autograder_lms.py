@@ -14,8 +14,8 @@ import zipfile
 import pytest
 
 import autograder_synth as synth
-from autograder import grading
-from autograder.batch import spreadsheet_safe, write_csv
+import nbgrader_cli
+from autograder.records import spreadsheet_safe, write_csv
 from autograder.submissions import CollectionError, collect, valid_student_id
 
 NB = "zz06.ipynb"
@@ -175,7 +175,7 @@ def test_every_student_of_an_archive_has_a_row(tmp_path):
     }, links=[(f"zz06_linky_attempt_2024-01-30-15-00-00_{NB}", "/etc/passwd")])
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade", "zz06", "--submissions", str(z), "--config",
                            str(tmp_path / "nbgrader_config.py"), "--out", str(tmp_path / "out"), "--workers", "2"],
-                          cwd=grading.REPO, capture_output=True, text=True, timeout=900)
+                          cwd=nbgrader_cli.REPO, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = {r["student"]: r for r in csv.DictReader(open(tmp_path / "out" / "grades.csv", newline=""))}
     assert (rows["a01_x"]["score"], rows["a01_x"]["status"]) == ("1", "ok")
@@ -199,14 +199,15 @@ def test_sandbox_refuses_a_course_package_that_differs_from_the_graders(tmp_path
     a clear error naming both."""
     import shutil
 
-    from autograder.sandbox import PackageMismatch, Sandbox
+    from autograder.jail import PackageMismatch
+    from autograder.sandbox import Sandbox
 
     other = tmp_path / "other-checkout"
-    shutil.copytree(grading.REPO / "seqcourse", other / "seqcourse", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(nbgrader_cli.REPO / "seqcourse", other / "seqcourse", ignore=shutil.ignore_patterns("__pycache__"))
     box = Sandbox("auto", cache_dir=tmp_path / "cache", env={"PYTHONPATH": str(other)})
-    assert box.package_paths["seqcourse"] == [str(other / "seqcourse")]   # what it will import is mounted
+    assert box.jail.package_paths["seqcourse"] == [str(other / "seqcourse")]   # what it will import is mounted
     (other / "seqcourse" / "checks.py").write_text("# another version\n")
     with pytest.raises(PackageMismatch) as e:
         Sandbox("auto", cache_dir=tmp_path / "cache", env={"PYTHONPATH": str(other)})
-    assert str(other / "seqcourse") in str(e.value) and str(grading.REPO / "seqcourse") in str(e.value)
+    assert str(other / "seqcourse") in str(e.value) and str(nbgrader_cli.REPO / "seqcourse") in str(e.value)
 

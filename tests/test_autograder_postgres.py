@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import harness
-from autograder import batch, grading
+import nbgrader_cli
+from autograder import grade_command
 from autograder.__main__ import options as cli_options
 
 NB = "ch01_sequence_configurations.ipynb"
@@ -31,7 +32,7 @@ def _pg_bin() -> Path | None:
 
 
 def _skip_reason() -> str | None:
-    if not (grading.SOLUTIONS / "ch01" / NB).exists():
+    if not (nbgrader_cli.SOLUTIONS / "ch01" / NB).exists():
         return "ch01 is not in the course"
     if _pg_bin() is None:
         return "PostgreSQL server binaries not found (Debian: apt-get install postgresql)"
@@ -89,22 +90,22 @@ def postgres():
 
 def test_postgres_gradebook(postgres, tmp_path):
     root = tmp_path / "course"
-    course = grading.Course.create(root, ["ch01"])
+    course = nbgrader_cli.ThrowawayCourse.create(root, ["ch01"])
     with open(root / "nbgrader_config.py", "a") as f:
         f.write(f"c.CourseDirectory.db_url = {postgres!r}\n")
     release = course.generate("ch01")[NB]        # nbgrader itself fills the PostgreSQL gradebook
-    source = grading.load(grading.SOLUTIONS / "ch01" / NB)
+    source = nbgrader_cli.load(nbgrader_cli.SOLUTIONS / "ch01" / NB)
     m = {x.id: x for x in harness.load_mutants("ch01")}["m2o_mean_pool"]
-    wrong = {m.cell: m.apply(grading.student_code(next(c.source for c in source.cells
-                                                      if grading.nbgrader_meta(c).get("grade_id") == m.cell)))}
-    course.submit("ada", "ch01", {NB: grading.submission(release, source)})
-    course.submit("bob", "ch01", {NB: grading.submission(release, source, wrong)})
+    wrong = {m.cell: m.apply(nbgrader_cli.student_code(next(c.source for c in source.cells
+                                                      if nbgrader_cli.nbgrader_meta(c).get("grade_id") == m.cell)))}
+    course.submit("ada", "ch01", {NB: nbgrader_cli.submission(release, source)})
+    course.submit("bob", "ch01", {NB: nbgrader_cli.submission(release, source, wrong)})
     (root / "submitted" / "eve" / "ch01").mkdir(parents=True)
     (root / "submitted" / "eve" / "ch01" / NB).write_text("{not json")
     args = ["grade", "ch01", "--submissions", str(root / "submitted"), "--config", str(root / "nbgrader_config.py"),
             "--db-url", postgres, "--workers", "2", "--out", str(tmp_path / "out"),
-            "--cache-dir", str(grading.REPO / ".cache" / "autograder-tests")]
-    summary = batch.run(cli_options(args))
+            "--cache-dir", str(nbgrader_cli.REPO / ".cache" / "autograder-tests")]
+    summary = grade_command.run(cli_options(args))
     rows = {r["student"]: r for r in summary.rows}
     assert {s: (r["score"], r["status"]) for s, r in rows.items()} == {
         "ada": (15.0, "ok"), "bob": (13.0, "ok"), "eve": (0.0, "invalid")}
@@ -115,5 +116,5 @@ def test_postgres_gradebook(postgres, tmp_path):
         flagged = {s.student.id: any(n.flagged for n in s.notebooks) for s in gb.find_assignment("ch01").submissions}
     assert scores == {"ada": 15.0, "bob": 13.0, "eve": 0.0}
     assert flagged == {"ada": False, "bob": False, "eve": True}
-    again = batch.run(cli_options(args))
+    again = grade_command.run(cli_options(args))
     assert (again.graded, again.skipped) == (0, 3)

@@ -39,10 +39,10 @@ from pathlib import Path
 import pytest
 
 import autograder_synth as synth
-from autograder import grading
-from autograder.sandbox import _bwrap_works
+import nbgrader_cli
+from autograder.jail import bwrap_works
 
-BWRAP_OK, BWRAP_INFO = _bwrap_works()
+BWRAP_OK, BWRAP_INFO = bwrap_works()
 pytestmark = pytest.mark.skipif(not BWRAP_OK or os.getuid() != 0,
                                 reason=f"the red team needs bubblewrap and root (CI has both): {BWRAP_INFO}")
 ASSIGNMENT = "rt"
@@ -504,7 +504,7 @@ def _grade(root: Path, subs: dict, *extra_args: str) -> dict:
            str(root / "nbgrader_config.py"), "--out", str(out), "--feedback-dir", str(root / "feedback"),
            "--workers", "1", "--cell-timeout", "10", "--notebook-timeout", "60", *extra_args]
     t0 = time.monotonic()
-    r = subprocess.run(cmd, cwd=grading.REPO, env=dict(os.environ, PYTHONPATH=str(grading.REPO)),
+    r = subprocess.run(cmd, cwd=nbgrader_cli.REPO, env=dict(os.environ, PYTHONPATH=str(nbgrader_cli.REPO)),
                        capture_output=True, text=True, timeout=3000)
     wall = time.monotonic() - t0
     assert r.returncode == 0, r.stderr[-3000:]
@@ -562,7 +562,7 @@ def batch(request, tmp_path_factory):
         worker = subprocess.Popen(
             [sys.executable, "-m", "autograder", "worker", "--queue", broker.url, "--store-url", postgres,
              "--concurrency", "1", "--cache-dir", str(root / "worker-cache")],
-            cwd=grading.REPO, env=dict(os.environ, PYTHONPATH=str(grading.REPO)), stdout=log,
+            cwd=nbgrader_cli.REPO, env=dict(os.environ, PYTHONPATH=str(nbgrader_cli.REPO)), stdout=log,
             stderr=subprocess.STDOUT, start_new_session=True)
         try:
             result = _grade(root, subs, "--queue", broker.url, "--db-url", postgres)

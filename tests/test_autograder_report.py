@@ -32,16 +32,16 @@ import pytest
 from browser_tools import ARGS, AXE_RUN, CHROMIUM, TAGS, axe_source
 
 import autograder_synth as synth
-from autograder import grading
-from autograder.batch import CSV_FIELDS
+import nbgrader_cli
+from autograder.records import CSV_FIELDS
 from autograder.lms_export import CANVAS_HEADER
 
 REPORTED = ["ch02", "ch05", "ch09"]
 
 
 def _cli(*args, timeout=900):
-    env = dict(os.environ, PYTHONPATH=str(grading.REPO), OMP_NUM_THREADS="1")
-    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=grading.REPO, env=env,
+    env = dict(os.environ, PYTHONPATH=str(nbgrader_cli.REPO), OMP_NUM_THREADS="1")
+    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=nbgrader_cli.REPO, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -269,8 +269,8 @@ def test_report_and_similarity_pages_pass_axe_in_chromium(class_batch, assignmen
     for nb_path in source.glob("*.ipynb"):
         nb = nbformat.read(nb_path, as_version=4)
         for cell in nb.cells:
-            if grading.is_solution_cell(cell) and planted_class._changed(assignment, nb_path.name,
-                                                                         grading.nbgrader_meta(cell)["grade_id"],
+            if nbgrader_cli.is_solution_cell(cell) and planted_class._changed(assignment, nb_path.name,
+                                                                         nbgrader_cli.nbgrader_meta(cell)["grade_id"],
                                                                          cell.source):
                 cell.source = planted_class.disguise(cell.source, "all")
         nbformat.write(nb, copy / nb_path.name)

@@ -8,9 +8,10 @@ import json
 
 import pytest
 
-from autograder.sandbox import Limits, Sandbox, _bwrap_works
+from autograder.jail import Limits, bwrap_works
+from autograder.sandbox import Sandbox
 
-BWRAP_OK, BWRAP_INFO = _bwrap_works()
+BWRAP_OK, BWRAP_INFO = bwrap_works()
 pytestmark = pytest.mark.skipif(not BWRAP_OK, reason=f"needs bubblewrap: {BWRAP_INFO}")
 
 LEAVE = r'''
@@ -52,7 +53,7 @@ print(json.dumps({"tmp": os.listdir("/tmp"), "home": sorted(os.listdir(os.path.e
 
 def _run(sb, code, slot=0, **limits):
     out = sb.run([{"kind": "student", "code": code}], files={}, workdir_name="hw", limits=Limits(**limits),
-                 slot=slot, rt_placeholder="__rt_placeholder__", builtins_placeholder="__bt_placeholder__")
+                 slot=slot, recorder_placeholder="__rt_placeholder__", builtins_placeholder="__bt_placeholder__")
     ends = [e for e in out.events if e.get("ev") == "cell_end"]
     return out, ends
 
@@ -71,12 +72,12 @@ def test_nothing_of_a_submission_reaches_the_next(warm, tmp_path):
     baseline = json.loads(fresh[0]["stdout"])
     out, ends = _run(warm, LEAVE)
     assert out.status == "ok" and not ends[0]["error"], (out.reason, ends)
-    zygote = warm.warm.zygotes[0]
+    zygote = warm.warm_pool.zygotes[0]
     first = json.loads(ends[0]["stdout"])
     assert first["shmid"] >= 0
     out, ends = _run(warm, LOOK)
     assert out.status == "ok" and not ends[0]["error"], (out.reason, ends)
-    assert warm.warm.zygotes[0] is zygote and zygote.alive(), "the second run did not use the same warm sandbox"
+    assert warm.warm_pool.zygotes[0] is zygote and zygote.alive(), "the second run did not use the same warm sandbox"
     seen = json.loads(ends[0]["stdout"])
     assert "left.txt" not in seen["tmp"] and sorted(seen["tmp"]) == sorted(baseline["tmp"]), (seen, baseline)
     assert seen["shm"] == [] and seen["workdir"] == []

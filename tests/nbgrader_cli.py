@@ -1,9 +1,9 @@
-"""Grade notebooks with nbgrader's real commands and a real sqlite gradebook.
+"""For the tests: grade notebooks with nbgrader's real commands and a real sqlite gradebook, and build submissions.
 
-This is the engine behind the course's assignment tests (``tests/test_assignments.py``): it sets up a
-throw-away course folder in nbgrader's layout, runs ``nbgrader generate_assignment`` and
-``nbgrader autograde`` as subprocesses, and reads the scores back from the gradebook. It is also what an
-instructor's own run does, minus the throw-away folder.
+This is the engine behind the course's assignment tests (``tests/test_assignments.py``, ``tests/harness.py``): it
+sets up a throw-away course folder in nbgrader's layout (:class:`ThrowawayCourse`), runs ``nbgrader
+generate_assignment`` and ``nbgrader autograde`` as subprocesses, and reads the scores back from the gradebook. The
+course's own folders and gradebook are :class:`autograder.course.Course`'s.
 
 Vocabulary:
 
@@ -26,6 +26,10 @@ from pathlib import Path
 import nbformat
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from autograder.assemble import is_test_cell  # noqa: E402
+
 SOLUTIONS = REPO / "solutions"
 EXERCISES = REPO / "exercises"
 
@@ -55,8 +59,7 @@ def is_solution_cell(cell) -> bool:
 
 
 def is_autograded_test(cell) -> bool:
-    m = nbgrader_meta(cell)
-    return bool(m.get("grade")) and not m.get("solution") and cell.get("cell_type") == "code"
+    return is_test_cell(cell.get("cell_type"), nbgrader_meta(cell))
 
 
 def test_points(nb) -> dict[str, float]:
@@ -87,14 +90,14 @@ def submission(release_nb, source_nb, overrides: dict[str, str] | None = None):
 
 
 @dataclass
-class Course:
+class ThrowawayCourse:
     """A throw-away nbgrader course folder (``source/``, ``release/``, ``submitted/``, gradebook)."""
 
     root: Path
     assignment_ids: list[str] = field(default_factory=list)
 
     @classmethod
-    def create(cls, root: Path, assignment_ids: list[str], cell_timeout: int = CELL_TIMEOUT_S) -> "Course":
+    def create(cls, root: Path, assignment_ids: list[str], cell_timeout: int = CELL_TIMEOUT_S) -> "ThrowawayCourse":
         root = Path(root)
         root.mkdir(parents=True, exist_ok=True)
         for a in assignment_ids:
