@@ -1,0 +1,523 @@
+"""Student trial of issue 22: realistic mistakes and correct variants, graded by the class grader.
+
+The mistakes were written from the student notebooks (exercises/chNN/*.ipynb) and the chapters alone, before the
+reference solutions were read (the list is committed in benchmarks/results/student_trial_22_plan.md); each is ONE
+edit of the reference solution of one cell (``edits``: ``(old, new)`` pairs, each ``old`` found exactly once).
+Correct variants rewrite a cell another way and must keep full marks.
+
+For every assignment, this script builds one submission per mistake or variant (the student notebook with every
+solution cell filled with the reference code except the edited one; tests/nbgrader_cli.submission), plus the
+reference itself, lays them out as nbgrader's ``submitted/<student>/<assignment>/`` folder and grades them in ONE
+run of ``python -m autograder grade`` (the path an instructor takes). It then reads ``out/state.jsonl`` and prints,
+per submission: the score, whether every visible test passed, and the first failing visible test and its message
+(``detail``: what the student sees in Jupyter).
+
+    nice -n 5 .venv/bin/python benchmarks/student_trial.py [ch01 ch02 ...] [--root /tmp/trial22] [--workers 1]
+
+Writes ``<root>/results.json``; ``--table`` prints the markdown table of benchmarks/results/student_trial_22.md
+(without the verdict column, which a person fills in by reading each message).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+import nbgrader_cli  # noqa: E402
+
+
+@dataclass
+class Case:
+    assignment: str
+    name: str                      # submission (student) id
+    cell: str                      # grade id of the edited solution cell
+    what: str                      # one line: the mistake, or the variant
+    edits: list = field(default_factory=list)   # [(old, new)]: replacements in the reference code
+    code: str | None = None        # the whole cell instead (variants)
+    correct: bool = False          # a correct variant: must keep full marks
+
+
+M, OK = [], []
+
+
+def mistake(assignment, name, cell, what, *edits):
+    M.append(Case(assignment, f"{assignment}-{name}", cell, what, list(edits)))
+
+
+def variant(assignment, name, cell, what, *edits, code=None):
+    OK.append(Case(assignment, f"{assignment}-{name}", cell, what, list(edits), code=code, correct=True))
+
+
+# ------------------------------------------------------------------------------------------------------ ch01
+mistake("ch01", "m1", "ch01_many_to_one", "ManyToOne builds its RNN with nonlinearity='relu' (the docstring says tanh)",
+        ("self.rnn = nn.RNN(input_size, hidden_size, batch_first=True)",
+         "self.rnn = nn.RNN(input_size, hidden_size, batch_first=True, nonlinearity='relu')"))
+mistake("ch01", "m2", "ch01_one_to_many", "OneToMany feeds x and then `steps` zero vectors (steps + 1 inputs)",
+        ("inputs = x.new_zeros(x.shape[0], steps, x.shape[1])  # (B, steps, D), all zeros\n"
+         "        inputs[:, 0] = x                                     # x only at the first step",
+         "inputs = torch.cat([x.unsqueeze(1), x.new_zeros(x.shape[0], steps, x.shape[1])], dim=1)"))
+mistake("ch01", "m3", "ch01_many_to_many_async", "the decoder gets h_n[-1] (B, H) as its initial state, not h_n (1, B, H)",
+        ("outputs, _ = self.decoder(tgt, h_n)", "outputs, _ = self.decoder(tgt, h_n[-1])"))
+mistake("ch01", "m4", "ch01_fit", "fit draws indices with randint(0, len(x) - 1) (upper bound read as inclusive)",
+        ("idx = torch.randint(0, len(x), (batch_size,), generator=g)   #",
+         "idx = torch.randint(0, len(x) - 1, (batch_size,), generator=g)   #"))
+mistake("ch01", "m5", "ch01_fit", "fit makes Adam with a hard-coded lr=1e-2 (ignores its lr argument)",
+        ("torch.optim.Adam(model.parameters(), lr=lr)", "torch.optim.Adam(model.parameters(), lr=1e-2)"))
+variant("ch01", "ok1", "ch01_many_to_one", "ManyToOne from h_n[0] instead of outputs[:, -1]",
+        ("return self.head(outputs[:, -1])", "return self.head(h_n[0])"))
+variant("ch01", "ok2", "ch01_train_step", "train_step clears the gradients with model.zero_grad() after the step",
+        ("    optimizer.zero_grad()\n", ""),
+        ("    optimizer.step()\n", "    optimizer.step()\n    model.zero_grad()\n"))
+
+# ------------------------------------------------------------------------------------------------------ ch02
+mistake("ch02", "m1", "ch02_rnn_cell", "rnn_cell in column form; the bias is added without [:, None]",
+        ("return torch.tanh(h_prev @ W_hh.T + x_t @ W_hx.T + b_h)",
+         "return torch.tanh(W_hh @ h_prev.T + W_hx @ x_t.T + b_h).T"))
+mistake("ch02", "m2", "ch02_rnn_layer", "batch_first=False: the input is transposed, the outputs are not transposed back",
+        ("    if not batch_first:\n        outputs = outputs.transpose(0, 1)              # (T, B, H)\n", ""))
+mistake("ch02", "m3", "ch02_rnn_layer", "the state is updated in place (h[:] = ...), so h0 is overwritten",
+        ("        h = rnn_cell(x[:, t], h, W_hx, W_hh, b_h)      # (B, H): h_{t+1} in the book's 1-based time\n"
+         "        outputs.append(h)",
+         "        h[:] = rnn_cell(x[:, t], h, W_hx, W_hh, b_h)\n        outputs.append(h.clone())"))
+mistake("ch02", "m4", "ch02_bptt_gradient_norms", "the norm is taken per example and averaged over the batch",
+        ("norms = [torch.linalg.vector_norm(grad)]", "norms = [grad.norm(dim=1).mean()]"),
+        ("norms.append(torch.linalg.vector_norm(grad))", "norms.append(grad.norm(dim=1).mean())"))
+mistake("ch02", "m5", "ch02_clip_grad_norm", "the total norm is the sum of the per-parameter norms",
+        ("total_norm = torch.sqrt(sum((g.detach() ** 2).sum() for g in grads))",
+         "total_norm = sum(g.detach().norm() for g in grads)"))
+variant("ch02", "ok1", "ch02_rnn_cell", "rnn_cell in column form, with b_h[:, None]",
+        ("return torch.tanh(h_prev @ W_hh.T + x_t @ W_hx.T + b_h)",
+         "return torch.tanh(W_hh @ h_prev.T + W_hx @ x_t.T + b_h[:, None]).T"))
+variant("ch02", "ok2", "ch02_clip_grad_norm", "clip_grad_norm in float64 that rebinds p.grad instead of mul_",
+        code=("def clip_grad_norm(parameters, max_norm):\n"
+              "    params = [p for p in parameters if p.grad is not None]\n"
+              "    total = torch.zeros((), dtype=torch.float64)\n"
+              "    for p in params:\n"
+              "        total = total + (p.grad.double() ** 2).sum()\n"
+              "    total = total.sqrt()\n"
+              "    if total > max_norm:\n"
+              "        for p in params:\n"
+              "            p.grad = p.grad * float(max_norm / (total + 1e-6))\n"
+              "    return total.float()\n"))
+
+# ------------------------------------------------------------------------------------------------------ ch03
+mistake("ch03", "m1", "ch03_lstm_cell", "concatenates [h_prev, x] along dim=0",
+        ("hx = torch.cat([h_prev, x], dim=1)", "hx = torch.cat([h_prev, x], dim=0)"))
+mistake("ch03", "m2", "ch03_lstm_cell", "h = tanh(o * c) instead of o * tanh(c)",
+        ("h = o * torch.tanh(c) ", "h = torch.tanh(o * c) "))
+mistake("ch03", "m3", "ch03_lstm_cell_nobias", "copy-paste slip: the input gate uses Wh['f']",
+        ('i = torch.sigmoid(x @ Wx["i"].T + h_prev @ Wh["i"].T)', 'i = torch.sigmoid(x @ Wx["i"].T + h_prev @ Wh["f"].T)'))
+mistake("ch03", "m4", "ch03_split_gates", "reads the stacked blocks in the chapter's order f, i, g, o",
+        ("Wx = dict(zip(GATES, cell.weight_ih.chunk(4, dim=0)))", "Wx = dict(zip('figo', cell.weight_ih.chunk(4, dim=0)))"),
+        ("Wh = dict(zip(GATES, cell.weight_hh.chunk(4, dim=0)))", "Wh = dict(zip('figo', cell.weight_hh.chunk(4, dim=0)))"),
+        ("b = dict(zip(GATES, (cell.bias_ih + cell.bias_hh).chunk(4)))", "b = dict(zip('figo', (cell.bias_ih + cell.bias_hh).chunk(4)))"))
+mistake("ch03", "m5", "ch03_lstm_layer", "a given (1, B, H) state goes to the cell as it is (no [0])",
+        ("h, c = state[0][0], state[1][0]", "h, c = state"))
+variant("ch03", "ok1", "ch03_lstm_cell", "lstm_cell with one stacked matrix and chunk",
+        code=("def lstm_cell(x, h_prev, c_prev, W, b):\n"
+              "    Wall = torch.cat([W[k] for k in 'ifgo'])          # (4H, H + D)\n"
+              "    ball = torch.cat([b[k] for k in 'ifgo'])\n"
+              "    z = torch.cat([h_prev, x], 1) @ Wall.T + ball\n"
+              "    i, f, g, o = z.chunk(4, dim=1)\n"
+              "    c = torch.sigmoid(f) * c_prev + torch.sigmoid(i) * torch.tanh(g)\n"
+              "    return torch.sigmoid(o) * torch.tanh(c), c\n"))
+variant("ch03", "ok2", "ch03_lstm_layer", "lstm_layer writing into a preallocated outputs tensor",
+        code=("def lstm_layer(cell, x, hidden_size, state=None):\n"
+              "    B, T, _ = x.shape\n"
+              "    if state is None:\n"
+              "        h, c = torch.zeros(B, hidden_size), torch.zeros(B, hidden_size)\n"
+              "    else:\n"
+              "        h, c = state[0].squeeze(0), state[1].squeeze(0)\n"
+              "    out = x.new_zeros(B, T, hidden_size)\n"
+              "    for t in range(T):\n"
+              "        h, c = cell(x[:, t], (h, c))\n"
+              "        out[:, t] = h\n"
+              "    return out, (h[None], c[None])\n"))
+
+# ------------------------------------------------------------------------------------------------------ ch04
+mistake("ch04", "m1", "ch04_gru_cell_textbook", "H = h.shape[0] (the batch size) for the split",
+        ("H = h.shape[1]", "H = h.shape[0]"))
+mistake("ch04", "m2", "ch04_gru_cell_textbook", "the reset gate squashed with tanh instead of sigmoid",
+        ("r = torch.sigmoid(x @ W_rx.T", "r = torch.tanh(x @ W_rx.T"))
+mistake("ch04", "m3", "ch04_gru_cell_pytorch", "the input's blocks chunked along dim=0 (the batch axis)",
+        ("i_r, i_z, i_n = gi.chunk(3, dim=1)", "i_r, i_z, i_n = gi.chunk(3, dim=0)"))
+mistake("ch04", "m4", "ch04_gru_cell_pytorch", "copy-paste slip: r adds the hidden z block (h_z)",
+        ("r = torch.sigmoid(i_r + h_r)", "r = torch.sigmoid(i_r + h_z)"))
+mistake("ch04", "m5", "ch04_count_parameters", "count_parameters always counts the biases (ignores bias=False)",
+        ("        if bias:\n            per_direction +=", "        if True:\n            per_direction +="))
+variant("ch04", "ok1", "ch04_gru_cell_textbook", "textbook cell computed in float64, cast back",
+        code=("def gru_cell_textbook(x, h, weight_ih, weight_hh, bias_ih, bias_hh):\n"
+              "    x64, h64 = x.double(), h.double()\n"
+              "    Wi, Wh, b = weight_ih.double(), weight_hh.double(), (bias_ih + bias_hh).double()\n"
+              "    H = h.shape[-1]\n"
+              "    r = torch.sigmoid(x64 @ Wi[:H].T + h64 @ Wh[:H].T + b[:H])\n"
+              "    z = torch.sigmoid(x64 @ Wi[H:2*H].T + h64 @ Wh[H:2*H].T + b[H:2*H])\n"
+              "    n = torch.tanh(x64 @ Wi[2*H:].T + (r * h64) @ Wh[2*H:].T + b[2*H:])\n"
+              "    return ((1 - z) * n + z * h64).to(x.dtype)\n"))
+variant("ch04", "ok2", "ch04_count_parameters", "count_parameters in closed form",
+        code=("def count_parameters(kind, input_size, hidden_size, num_layers=1, bias=True, bidirectional=False):\n"
+              "    g = {'rnn': 1, 'gru': 3, 'lstm': 4}[kind]\n"
+              "    d = 1 + int(bidirectional)\n"
+              "    H = hidden_size\n"
+              "    first = g * H * (input_size + H) + (2 * g * H if bias else 0)\n"
+              "    later = g * H * (d * H + H) + (2 * g * H if bias else 0)\n"
+              "    return d * (first + (num_layers - 1) * later)\n"))
+
+# ------------------------------------------------------------------------------------------------------ ch05
+mistake("ch05", "m1", "ch05_reverse_padded", "gather with the (B, T) index, not expanded to the trailing dims",
+        ("    idx = idx.reshape(B, T, *([1] * (x.dim() - 2))).expand_as(x)  # (B, T, ...)\n", ""))
+mistake("ch05", "m2", "ch05_lstm_direction", "the mask (t < lengths) is (B,), without unsqueeze(1)",
+        ("real = (t < lengths).to(x.device).unsqueeze(1)", "real = (t < lengths).to(x.device)"))
+mistake("ch05", "m3", "ch05_lstm_direction", "padded steps output the kept state instead of zeros",
+        ("outputs.append(torch.where(real, h_new, torch.zeros_like(h_new)))", "outputs.append(h)"))
+mistake("ch05", "m4", "ch05_bilstm_from_cells", "h_n and c_n joined with torch.cat instead of torch.stack",
+        ("(torch.stack([h_f, h_b]), torch.stack([c_f, c_b]))", "(torch.cat([h_f, h_b]), torch.cat([c_f, c_b]))"))
+mistake("ch05", "m5", "ch05_final_states", "final_states indexes outputs[:, last] (no arange over the batch)",
+        ("forward_last = outputs[rows, last, :H]", "forward_last = outputs[:, last, :H]"))
+mistake("ch05", "m6", "ch05_masked_mean", "masked_mean divides by lengths without unsqueeze",
+        ("return total / lengths.unsqueeze(1).to(outputs.dtype)", "return total / lengths.to(outputs.dtype)"))
+mistake("ch05", "m7", "ch05_residual_stack", "pad_packed_sequence without total_length",
+        ("out, _ = pad_packed_sequence(out, batch_first=True, total_length=T)", "out, _ = pad_packed_sequence(out, batch_first=True)"))
+mistake("ch05", "m8", "ch05_sentence_classifier", "the head reads hidden_size features (forgets the 2 directions)",
+        ("self.head = nn.Linear(2 * hidden_size, num_classes)", "self.head = nn.Linear(hidden_size, num_classes)"))
+variant("ch05", "ok1", "ch05_reverse_padded", "reverse_padded with a Python loop over the batch",
+        code=("def reverse_padded(x, lengths):\n"
+              "    y = x.clone()\n"
+              "    for b, L in enumerate(lengths.tolist()):\n"
+              "        y[b, :L] = x[b, :L].flip(0)\n"
+              "    return y\n"))
+variant("ch05", "ok2", "ch05_masked_mean", "masked_mean with einsum in float64",
+        code=("def masked_mean(outputs, lengths):\n"
+              "    T = outputs.shape[1]\n"
+              "    m = (torch.arange(T)[None, :] < lengths[:, None]).double()\n"
+              "    s = torch.einsum('bt,btf->bf', m, outputs.double())\n"
+              "    return (s / m.sum(1, keepdim=True)).to(outputs.dtype)\n"))
+
+# ------------------------------------------------------------------------------------------------------ ch06
+mistake("ch06", "m1", "ch06_build_vocab", "keeps tokens seen MORE than min_freq times (> instead of >=)",
+        ("if count >= min_freq", "if count > min_freq"))
+mistake("ch06", "m2", "ch06_build_vocab", "counts each token once per sequence (a set per sequence)",
+        ("counts = Counter(token for seq in sequences for token in seq)",
+         "counts = Counter(token for seq in sequences for token in set(seq))"))
+mistake("ch06", "m3", "ch06_numericalize", "numericalize returns a tensor instead of a list",
+        ("    return ids", "    return torch.tensor(ids)"))
+mistake("ch06", "m4", "ch06_pad_batch", "pad_batch fills a float tensor (dtype forgotten)",
+        ("pad_index, dtype=torch.long)  # (B, T)", "pad_index)  # (B, T)"))
+mistake("ch06", "m5", "ch06_pad_batch", "T taken from the first sequence (assumed the longest)",
+        ("int(lengths.max())", "len(sequences[0])"))
+mistake("ch06", "m6", "ch06_encoder", "pad_packed_sequence without batch_first=True",
+        ("pad_packed_sequence(packed_out, batch_first=True, total_length=src.shape[1])",
+         "pad_packed_sequence(packed_out, total_length=src.shape[1])"))
+mistake("ch06", "m7", "ch06_decoder", "step returns (d, logits) instead of (logits, d)",
+        ("        return logits, d", "        return d, logits"))
+mistake("ch06", "m8", "ch06_teacher_forced_loss", "the decoder starts from outputs[:, -1] (the last, maybe padded, column)",
+        ("_, d = encoder(src, src_lengths)                    # (B, H): d_0 = h_Tx",
+         "outputs, _ = encoder(src, src_lengths)\n    d = outputs[:, -1]"))
+mistake("ch06", "m9", "ch06_greedy_decode", "the loop always runs max_len steps (no early stop)",
+        ("            if all(finished):\n                break\n", ""))
+mistake("ch06", "m10", "ch06_greedy_decode", "argmax() without dim (one index over the whole batch)",
+        ("y = logits.argmax(dim=-1)                                     # (B,)",
+         "y = logits.argmax().repeat(src.shape[0])"))
+variant("ch06", "ok1", "ch06_teacher_forced_loss", "the loss with cross_entropy on (B, V, Ty)",
+        ("loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), dec_out.reshape(-1), ignore_index=pad_index)",
+         "loss = F.cross_entropy(logits.transpose(1, 2), dec_out, ignore_index=pad_index)"))
+variant("ch06", "ok2", "ch06_greedy_decode", "greedy_decode with a tensor of finished flags and slicing at the end",
+        code=("def greedy_decode(encoder, decoder, src, src_lengths, max_len):\n"
+              "    with torch.no_grad():\n"
+              "        _, d = encoder(src, src_lengths)\n"
+              "        y = torch.full((src.shape[0],), SOS_INDEX, dtype=torch.long)\n"
+              "        done = torch.zeros(src.shape[0], dtype=torch.bool)\n"
+              "        steps = []\n"
+              "        for _ in range(max_len):\n"
+              "            logits, d = decoder.step(y, d)\n"
+              "            y = logits.argmax(-1)\n"
+              "            steps.append(y)\n"
+              "            done = done | (y == EOS_INDEX)\n"
+              "            if done.all():\n"
+              "                break\n"
+              "    rows = torch.stack(steps, 1).tolist()\n"
+              "    return [r[:r.index(EOS_INDEX)] if EOS_INDEX in r else r for r in rows]\n"))
+
+# ------------------------------------------------------------------------------------------------------ ch07
+mistake("ch07", "m1", "ch07_lstm_cell", "the gates are chunked along dim=0",
+        ("f, i, o, g = z.chunk(4, dim=-1)", "f, i, o, g = z.chunk(4, dim=0)"))
+mistake("ch07", "m2", "ch07_lstm_cell", "the output gate squashed with tanh",
+        ("f, i, o = torch.sigmoid(f), torch.sigmoid(i), torch.sigmoid(o)",
+         "f, i, o = torch.sigmoid(f), torch.sigmoid(i), torch.tanh(o)"))
+mistake("ch07", "m3", "ch07_encoder", "outputs not zeroed at padded positions (the left cell's kept state stays there)",
+        ("        outputs = outputs * mask[:, :, None]\n", ""))
+mistake("ch07", "m4", "ch07_attention", "masked_fill(mask, -inf): the mask used the wrong way round",
+        ("scores.masked_fill(~mask, float(\"-inf\"))", "scores.masked_fill(mask, float(\"-inf\"))"))
+mistake("ch07", "m5", "ch07_attention", "padded energies set to 0 instead of -inf",
+        ("scores.masked_fill(~mask, float(\"-inf\"))", "scores.masked_fill(~mask, 0.0)"))
+mistake("ch07", "m6", "ch07_decoder", "the context is summed over the feature axis",
+        ("weighted_encoder = torch.bmm(weights[:, None, :], encoder_outputs)[:, 0]",
+         "weighted_encoder = (weights[:, :, None] * encoder_outputs).sum(dim=2)"))
+mistake("ch07", "m7", "ch07_decoder", "returns raw scores (no log_softmax)",
+        ("return F.log_softmax(scores, dim=-1), (h, c), weights", "return scores, (h, c), weights"))
+mistake("ch07", "m8", "ch07_greedy", "the weights are stacked along dim 0 (steps, B, Tx)",
+        ("return out, torch.stack(weights, dim=1)", "return out, torch.stack(weights, dim=0)"))
+mistake("ch07", "m9", "ch07_greedy", "stops when this step's tokens are all <eos> (no finished flags)",
+        ("        done |= y == eos_index\n        if bool(done.all()):",
+         "        if bool((y == eos_index).all()):"))
+variant("ch07", "ok1", "ch07_attention", "attention with the two halves of Attn (W_d d and W_h h_s apart)",
+        code=("class Attention(nn.Module):\n"
+              "    def __init__(self, enc_size, dec_size, attn_size):\n"
+              "        super().__init__()\n"
+              "        self.Attn = nn.Linear(dec_size + enc_size, attn_size)\n"
+              "        self.v = nn.Parameter(torch.rand(attn_size) - 0.5)\n"
+              "\n"
+              "    def forward(self, hidden, encoder_outputs, mask=None):\n"
+              "        Hd = hidden.shape[-1]\n"
+              "        Wd, Wh = self.Attn.weight[:, :Hd], self.Attn.weight[:, Hd:]\n"
+              "        pre = (hidden @ Wd.T)[:, None, :] + encoder_outputs @ Wh.T + self.Attn.bias\n"
+              "        e = torch.einsum('bsa,a->bs', torch.tanh(pre), self.v)\n"
+              "        if mask is not None:\n"
+              "            e = e.masked_fill(mask == 0, -float('inf'))\n"
+              "        return F.softmax(e, dim=1)\n"))
+variant("ch07", "ok2", "ch07_greedy", "greedy_translate with Python lists and a list of finished flags",
+        code=("@torch.no_grad()\n"
+              "def greedy_translate(model, src, src_lengths, max_len, sos_index=1, eos_index=2):\n"
+              "    memory, state = model.encode(src, src_lengths)\n"
+              "    B = src.shape[0]\n"
+              "    y = torch.full((B,), sos_index, dtype=torch.long)\n"
+              "    toks, ws, done = [[] for _ in range(B)], [], [False] * B\n"
+              "    for _ in range(max_len):\n"
+              "        lp, state = model.decode_step(y, state, memory)\n"
+              "        y = lp.argmax(-1)\n"
+              "        ws.append(model.last_weights.clone())\n"
+              "        for b in range(B):\n"
+              "            if not done[b]:\n"
+              "                if int(y[b]) == eos_index:\n"
+              "                    done[b] = True\n"
+              "                else:\n"
+              "                    toks[b].append(int(y[b]))\n"
+              "        if all(done):\n"
+              "            break\n"
+              "    return toks, torch.stack(ws, 1)\n"))
+
+# ------------------------------------------------------------------------------------------------------ ch08
+mistake("ch08", "m1", "ch08_attend", "masked_fill with mask[:, :, None] (B, Tx, 1)",
+        ("masked_fill(~mask[:, None, :]", "masked_fill(~mask[:, :, None]"))
+mistake("ch08", "m2", "ch08_attend", "multiplies the softmax by the mask instead of -inf before it",
+        ("    energies = energies.masked_fill(~mask[:, None, :], float(\"-inf\"))   # (B, Ty, Tx): padding gets -inf\n"
+         "    weights = torch.softmax(energies, dim=-1)                           # (B, Ty, Tx): over source positions",
+         "    weights = torch.softmax(energies, dim=-1) * mask[:, None, :]"))
+mistake("ch08", "m3", "ch08_dot", "dot products as (dec * enc).sum(-1) (only works when Ty = Tx)",
+        ("energies = dec @ enc.transpose(1, 2)", "energies = (dec * enc).sum(-1)"))
+mistake("ch08", "m4", "ch08_scaled_dot", "scales by sqrt(dec.shape[1]) (Ty, not D)",
+        ("D = dec.shape[-1]", "D = dec.shape[1]"))
+mistake("ch08", "m5", "ch08_bilinear", "multiplies by W.T instead of W",
+        ("energies = (dec @ W) @ enc.transpose(1, 2)", "energies = (dec @ W.T) @ enc.transpose(1, 2)"))
+mistake("ch08", "m6", "ch08_reduced_rank", "forms W = U^T V and uses the bilinear score",
+        ("    queries = dec @ U.T                          # (B, Ty, k): U d_t for every target step\n"
+         "    keys = enc @ V.T                             # (B, Tx, k): V h_s for every source position, once\n"
+         "    energies = queries @ keys.transpose(1, 2)    # (B, Ty, k) @ (B, k, Tx) -> (B, Ty, Tx)",
+         "    energies = dec @ (U.T @ V) @ enc.transpose(1, 2)"))
+mistake("ch08", "m7", "ch08_macs", "the keys of 'once' counted once per batch, not once per sentence",
+        ("once = B * (keys + queries + dots)", "once = keys + B * (queries + dots)"))
+variant("ch08", "ok1", "ch08_attend", "attend with -1e9 instead of -inf, contexts with einsum",
+        code=("def attend(energies, values, mask):\n"
+              "    e = energies.masked_fill(~mask.unsqueeze(1), -1e9)\n"
+              "    w = e.softmax(dim=2)\n"
+              "    return w, torch.einsum('bts,bsd->btd', w, values)\n"))
+variant("ch08", "ok2", "ch08_macs", "reduced_rank_macs counted with loops",
+        code=("def reduced_rank_macs(B, Tx, Ty, Dd, Dh, k):\n"
+              "    once = per_step = 0\n"
+              "    for _ in range(B):\n"
+              "        once += Tx * k * Dh\n"
+              "        for _ in range(Ty):\n"
+              "            once += k * Dd + Tx * k\n"
+              "            per_step += k * Dd + Tx * k * Dh + Tx * k\n"
+              "    return once, per_step\n"))
+
+# ------------------------------------------------------------------------------------------------------ ch09
+mistake("ch09", "m1", "ch09_encode", "d0 and c0 from h_n.reshape(B, 2H) (no permute, no cat)",
+        ("d0 = model.W_h(torch.cat([h_n[1], h_n[0]], dim=-1))", "d0 = model.W_h(h_n.reshape(src.shape[0], -1))"),
+        ("c0 = model.W_c(torch.cat([c_n[1], c_n[0]], dim=-1))", "c0 = model.W_c(c_n.reshape(src.shape[0], -1))"))
+mistake("ch09", "m2", "ch09_encode", "pad_packed_sequence without total_length",
+        ("pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])", "pad_packed_sequence(out, batch_first=True)"))
+mistake("ch09", "m3", "ch09_decode_step", "dropout before the tanh (tanh(dropout(W_u u)))",
+        ("o = model.dropout(torch.tanh(model.W_u(u)))", "o = torch.tanh(model.dropout(model.W_u(u)))"))
+mistake("ch09", "m4", "ch09_decode_step", "the context averages h_proj instead of h",
+        ("a = torch.bmm(alpha.unsqueeze(1), h).squeeze(1)", "a = torch.bmm(alpha.unsqueeze(1), h_proj).squeeze(1)"))
+mistake("ch09", "m5", "ch09_teacher_forcing", "the scores stacked along dim 0 (Ty, B, V)",
+        ("model.W_vocab(torch.stack(outputs, dim=1))", "model.W_vocab(torch.stack(outputs, dim=0))"))
+mistake("ch09", "m6", "ch09_masked_loss", "the loss averaged per sentence: a (B,) vector, not a scalar",
+        ("    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1), ignore_index=PAD)",
+         "    ce = F.cross_entropy(logits.transpose(1, 2), tgt_out, reduction='none')   # (B, Ty)\n"
+         "    mask = (tgt_out != PAD).float()\n"
+         "    return (ce * mask).sum() / mask.sum(dim=1)"))
+mistake("ch09", "m7", "ch09_beam_search", "keeps beam_size candidates whatever has finished",
+        ("candidates[: beam_size - len(finished)]", "candidates[: beam_size]"))
+mistake("ch09", "m8", "ch09_beam_search", "returns the finished hypotheses worst first",
+        ("return sorted(finished, key=lambda hyp: -hyp[1])", "return sorted(finished, key=lambda hyp: hyp[1])"))
+mistake("ch09", "m9", "ch09_beam_search", "scores kept as 0-d tensors (log_probs indexed, not .tolist())",
+        ("for tok, lp in enumerate(log_probs.tolist()):", "for tok, lp in enumerate(log_probs):"))
+variant("ch09", "ok1", "ch09_masked_loss", "masked_loss as a sum over a mask divided by its count",
+        code=("def masked_loss(logits, tgt_out):\n"
+              "    logp = torch.log_softmax(logits, dim=-1)\n"
+              "    nll = -logp.gather(2, tgt_out.unsqueeze(2)).squeeze(2)   # (B, Ty)\n"
+              "    real = tgt_out != PAD\n"
+              "    return nll[real].sum() / real.sum()\n"))
+variant("ch09", "ok2", "ch09_decode_step", "decode_step with einsum",
+        ("e = torch.bmm(h_proj, d.unsqueeze(2)).squeeze(2)", "e = torch.einsum('bsh,bh->bs', h_proj, d)"),
+        ("a = torch.bmm(alpha.unsqueeze(1), h).squeeze(1)", "a = torch.einsum('bs,bsk->bk', alpha, h)"))
+
+CASES = M + OK
+
+
+# ------------------------------------------------------------------------------------------------------ running
+def apply(case: Case, reference: str) -> str:
+    if case.code is not None:
+        return case.code
+    code = reference
+    for old, new in case.edits:
+        n = code.count(old)
+        if n != 1:
+            raise ValueError(f"{case.name}: {old!r} occurs {n} times in the reference of {case.cell}")
+        code = code.replace(old, new)
+    return code
+
+
+def gradebook(root: Path, assignment: str) -> str:
+    """The gradebook entries generate_assignment would write (as tests/test_autograder_assignments.py does)."""
+    from nbgrader.api import Gradebook
+
+    url = f"sqlite:///{root / 'gradebook.db'}"
+    with Gradebook(url) as gb:
+        gb.update_or_create_assignment(assignment)
+        for path in nbgrader_cli.source_notebooks(assignment):
+            nb = nbgrader_cli.load(path)
+            gb.update_or_create_notebook(path.stem, assignment)
+            for cell in nb.cells:
+                meta = nbgrader_cli.nbgrader_meta(cell)
+                if nbgrader_cli.is_autograded_test(cell):
+                    gb.update_or_create_grade_cell(meta["grade_id"], path.stem, assignment,
+                                                   max_score=float(meta.get("points", 0)), cell_type="code")
+    return url
+
+
+def build(assignment: str, root: Path) -> dict:
+    """Write reference + every case of the assignment into root/submitted; returns {student: case or None}."""
+    (src_path,) = nbgrader_cli.source_notebooks(assignment)
+    source = nbgrader_cli.load(src_path)
+    release = nbgrader_cli.load(nbgrader_cli.EXERCISES / assignment / src_path.name)
+    refs = {nbgrader_cli.nbgrader_meta(c)["grade_id"]: nbgrader_cli.student_code(c.source)
+            for c in source.cells if nbgrader_cli.is_solution_cell(c)}
+    students = {f"{assignment}-reference": None}
+    for case in CASES:
+        if case.assignment == assignment:
+            students[case.name] = case
+    for student, case in students.items():
+        overrides = {} if case is None else {case.cell: apply(case, refs[case.cell])}
+        nb = nbgrader_cli.submission(release, source, overrides)
+        folder = root / "submitted" / student / assignment
+        folder.mkdir(parents=True, exist_ok=True)
+        import nbformat
+        nbformat.write(nb, str(folder / src_path.name))
+    return students
+
+
+def grade(assignment: str, root: Path, workers: int) -> tuple[dict, float, subprocess.CompletedProcess]:
+    (root / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        f"c.CourseDirectory.root = {str(root)!r}\n"
+        f"c.CourseDirectory.source_directory = {str(nbgrader_cli.SOLUTIONS)!r}\n"
+        f"c.CourseDirectory.db_url = {gradebook(root, assignment)!r}\n")
+    out = root / "out"
+    cmd = [sys.executable, "-m", "autograder", "grade", assignment, "--submissions", str(root / "submitted"),
+           "--config", str(root / "nbgrader_config.py"), "--out", str(out), "--feedback-dir", str(root / "feedback"),
+           "--cache-dir", str(root / "cache"), "--workers", str(workers)]
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="1")
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    seconds = time.monotonic() - t0
+    records = {}
+    state = out / "state.jsonl"
+    if state.exists():
+        for line in state.read_text().splitlines():
+            rec = json.loads(line)
+            records[rec["student"]] = rec
+    return records, seconds, proc
+
+
+def summarise(rec: dict) -> dict:
+    """score, max, visible tests all passed?, the first failing visible test and its detail, failing tests."""
+    score = total = 0.0
+    first, failed, hidden_failed = None, [], []
+    for nb in rec.get("notebooks", {}).values():
+        for test, t in nb.get("tests", {}).items():
+            score += t["score"]
+            total += t["max_score"]
+            if t["score"] < t["max_score"]:
+                failed.append(test)
+                if t.get("hidden"):
+                    hidden_failed.append(test)
+                elif first is None:
+                    first = (test, t.get("detail", ""))
+    return {"score": score, "max": total, "visible_ok": first is None, "first_test": first[0] if first else None,
+            "first_detail": first[1] if first else "", "failed": failed, "hidden_failed": hidden_failed,
+            "status": rec.get("status"), "reason": rec.get("reason", "")}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("assignments", nargs="*", default=sorted({c.assignment for c in CASES}))
+    ap.add_argument("--root", default="/tmp/student_trial_22")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--table", action="store_true", help="print the markdown table from <root>/results.json")
+    args = ap.parse_args(argv)
+    root = Path(args.root)
+    results_file = root / "results.json"
+    results = json.loads(results_file.read_text()) if results_file.exists() else {}
+    if args.table:
+        print(table(results))
+        return
+    for a in args.assignments:
+        ar = root / a
+        if ar.exists():
+            shutil.rmtree(ar)
+        students = build(a, ar)
+        records, seconds, proc = grade(a, ar, args.workers)
+        print(f"{a}: {len(students)} submissions graded in {seconds:.0f} s (exit {proc.returncode})", flush=True)
+        if proc.returncode != 0:
+            print(proc.stderr[-3000:], flush=True)
+        for student, case in students.items():
+            rec = records.get(student)
+            s = summarise(rec) if rec else {"missing": True}
+            s.update({"assignment": a, "cell": case.cell if case else None, "what": case.what if case else "reference",
+                      "correct": True if case is None else case.correct,
+                      "edits": case.edits if case else [], "code": case.code if case else None})
+            results[student] = s
+            if rec:
+                print(f"  {student:14s} {s['score']:g}/{s['max']:g} visible_ok={s['visible_ok']} "
+                      f"first={s['first_test']}: {s['first_detail'][:200]!r}", flush=True)
+            else:
+                print(f"  {student:14s} NOT GRADED", flush=True)
+        results_file.write_text(json.dumps(results, indent=1))
+
+
+def table(results: dict) -> str:
+    rows = ["| exercise | mistake | score | visible tests catch it? | first message (shortened) |",
+            "| --- | --- | --- | --- | --- |"]
+    for student, s in results.items():
+        if s.get("correct"):
+            continue
+        msg = " ".join(s.get("first_detail", "").split())[:160].replace("|", "\\|")
+        rows.append(f"| {s['assignment']} | {s['what']} | {s['score']:g}/{s['max']:g} | "
+                    f"{'no' if s['visible_ok'] else 'yes: ' + str(s['first_test'])} | {msg} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    main()
