@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +34,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 import nbgrader_cli  # noqa: E402
+
+# nbgrader's Gradebook runs `alembic` from PATH: the venv's bin/ must be on it
+os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
 
 
 @dataclass
@@ -74,7 +78,9 @@ mistake("ch01", "m5", "ch01_fit", "fit makes Adam with a hard-coded lr=1e-2 (ign
         ("torch.optim.Adam(model.parameters(), lr=lr)", "torch.optim.Adam(model.parameters(), lr=1e-2)"))
 variant("ch01", "ok1", "ch01_many_to_one", "ManyToOne from h_n[0] instead of outputs[:, -1]",
         ("return self.head(outputs[:, -1])", "return self.head(h_n[0])"))
-variant("ch01", "ok2", "ch01_train_step", "train_step clears the gradients with model.zero_grad() after the step",
+# Written as a correct variant, but the docstring says "Clear old gradients" FIRST: with stale gradients on the
+# model, the first step is wrong (a hidden test shows it). Kept as a mistake (named ok2 in the first run).
+mistake("ch01", "m6", "ch01_train_step", "train_step clears the gradients after the step (model.zero_grad()), not before",
         ("    optimizer.zero_grad()\n", ""),
         ("    optimizer.step()\n", "    optimizer.step()\n    model.zero_grad()\n"))
 
@@ -154,6 +160,9 @@ mistake("ch04", "m4", "ch04_gru_cell_pytorch", "copy-paste slip: r adds the hidd
         ("r = torch.sigmoid(i_r + h_r)", "r = torch.sigmoid(i_r + h_z)"))
 mistake("ch04", "m5", "ch04_count_parameters", "count_parameters always counts the biases (ignores bias=False)",
         ("        if bias:\n            per_direction +=", "        if True:\n            per_direction +="))
+mistake("ch04", "m6", "ch04_count_parameters", "layers after the first always read 2H (as if every stack were bidirectional)",
+        ("layer_input = input_size if layer == 0 else hidden_size * directions",
+         "layer_input = input_size if layer == 0 else hidden_size * 2"))
 variant("ch04", "ok1", "ch04_gru_cell_textbook", "textbook cell computed in float64, cast back",
         code=("def gru_cell_textbook(x, h, weight_ih, weight_hh, bias_ih, bias_hh):\n"
               "    x64, h64 = x.double(), h.double()\n"
@@ -210,7 +219,12 @@ mistake("ch06", "m2", "ch06_build_vocab", "counts each token once per sequence (
          "counts = Counter(token for seq in sequences for token in set(seq))"))
 mistake("ch06", "m3", "ch06_numericalize", "numericalize returns a tensor instead of a list",
         ("    return ids", "    return torch.tensor(ids)"))
-mistake("ch06", "m4", "ch06_pad_batch", "pad_batch fills a float tensor (dtype forgotten)",
+# First run: torch.full without dtype was meant as the float slip, but torch.full infers int64 from an int fill
+# value: it is correct (kept as variant ok3). The float slip is zeros(...).fill_ (m4).
+mistake("ch06", "m4", "ch06_pad_batch", "pad_batch fills a float tensor: torch.zeros(B, T).fill_(pad_index)",
+        ("torch.full((len(sequences), int(lengths.max())), pad_index, dtype=torch.long)",
+         "torch.zeros(len(sequences), int(lengths.max())).fill_(pad_index)"))
+variant("ch06", "ok3", "ch06_pad_batch", "torch.full without dtype (int64 inferred from the int fill value)",
         ("pad_index, dtype=torch.long)  # (B, T)", "pad_index)  # (B, T)"))
 mistake("ch06", "m5", "ch06_pad_batch", "T taken from the first sequence (assumed the longest)",
         ("int(lengths.max())", "len(sequences[0])"))
@@ -325,6 +339,8 @@ mistake("ch08", "m6", "ch08_reduced_rank", "forms W = U^T V and uses the bilinea
          "    energies = dec @ (U.T @ V) @ enc.transpose(1, 2)"))
 mistake("ch08", "m7", "ch08_macs", "the keys of 'once' counted once per batch, not once per sentence",
         ("once = B * (keys + queries + dots)", "once = keys + B * (queries + dots)"))
+mistake("ch08", "m8", "ch08_attend", "softmax over dim=1 (the target steps) instead of the source positions",
+        ("weights = torch.softmax(energies, dim=-1)", "weights = torch.softmax(energies, dim=1)"))
 variant("ch08", "ok1", "ch08_attend", "attend with -1e9 instead of -inf, contexts with einsum",
         code=("def attend(energies, values, mask):\n"
               "    e = energies.masked_fill(~mask.unsqueeze(1), -1e9)\n"
@@ -363,6 +379,8 @@ mistake("ch09", "m8", "ch09_beam_search", "returns the finished hypotheses worst
         ("return sorted(finished, key=lambda hyp: -hyp[1])", "return sorted(finished, key=lambda hyp: hyp[1])"))
 mistake("ch09", "m9", "ch09_beam_search", "scores kept as 0-d tensors (log_probs indexed, not .tolist())",
         ("for tok, lp in enumerate(log_probs.tolist()):", "for tok, lp in enumerate(log_probs):"))
+mistake("ch09", "m10", "ch09_teacher_forcing", "the combined output is detached before it is fed back (o.detach())",
+        ("        outputs.append(o)\n", "        outputs.append(o)\n        o = o.detach()\n"))
 variant("ch09", "ok1", "ch09_masked_loss", "masked_loss as a sum over a mask divided by its count",
         code=("def masked_loss(logits, tgt_out):\n"
               "    logp = torch.log_softmax(logits, dim=-1)\n"
@@ -374,6 +392,84 @@ variant("ch09", "ok2", "ch09_decode_step", "decode_step with einsum",
         ("a = torch.bmm(alpha.unsqueeze(1), h).squeeze(1)", "a = torch.einsum('bs,bsk->bk', alpha, h)"))
 
 CASES = M + OK
+
+# ------------------------------------------------------------------------------------------------------ verdicts
+# Read from the message each student sees in Jupyter (the first failing test cell; student_view.json), judged by a
+# person. P: points to the cause (a student reading only it knows what to change); Pa: partly (it locates the
+# mistake -- its line, the quantity or the case -- but does not say what is wrong); N: not at all (only that the
+# function's result differs); M: misleading (it names a cause that is not the one, or points at other code).
+VERDICTS = {
+    "ch01-m1": ("N", "the whole output differs; nothing says tanh vs relu"),
+    "ch01-m2": ("P", "dimension 1 is off by one"),
+    "ch01-m3": ("P", "PyTorch's 'hx should also be 3-D but got 2-D', at the student's line"),
+    "ch01-m4": ("N", "the losses differ; nothing about the sampling"),
+    "ch01-m5": ("N", "the losses differ; nothing about the learning rate"),
+    "ch01-m6": ("-", "no visible test fails; a hidden test (stale gradients) takes the 2 points"),
+    "ch02-m1": ("Pa", "broadcast error at the student's line; the generic hint (masks, states) does not apply"),
+    "ch02-m2": ("P", "axes swapped: a transpose missing"),
+    "ch02-m3": ("P", "h0 changed: writes into its input"),
+    "ch02-m4": ("N", "the norms differ (norms[0] = sqrt(3), not sqrt(6)); no cause"),
+    "ch02-m5": ("Pa", "names the total norm (17 vs 13), not why"),
+    "ch03-m1": ("P", "cat error 'must match except in dimension 0' on the student's cat line"),
+    "ch03-m2": ("Pa", "c passes, h differs: locates the h line"),
+    "ch03-m3": ("N", "c differs; a single gate's weights mixed up is not recognised"),
+    "ch03-m4": ("P", "blocks in the wrong order, gates in another order than the stated one"),
+    "ch03-m5": ("P", "LSTMCell: hx expected 1D or 2D, got 3D, at the cell call"),
+    "ch04-m1": ("Pa", "unpack error at the split line; the hint about a docstring does not apply"),
+    "ch04-m2": ("N", "the whole output differs"),
+    "ch04-m3": ("Pa", "unpack error (got 2) at the chunk line; the hint about a docstring does not apply"),
+    "ch04-m4": ("N", "the whole output differs; a single block's slip is not recognised"),
+    "ch04-m5": ("Pa", "the failing case is the one with bias=False"),
+    "ch04-m6": ("Pa", "the failing case is the 2-layer GRU"),
+    "ch05-m1": ("P", "gather: the index must have as many dimensions as x, at the gather line"),
+    "ch05-m2": ("Pa", "broadcast error at the torch.where line; generic hint"),
+    "ch05-m3": ("P", "every wrong entry is in the padded steps, expected 0"),
+    "ch05-m4": ("M", "suggests 'a reshape/view where a transpose was needed'; the cause is cat instead of stack"),
+    "ch05-m5": ("M", "error shown at the cat line with 'did a .squeeze() remove the batch axis of a batch of one?'; "
+                     "the cause is the indexing line above (no arange: (B, B, H)), and the batch has 3 rows"),
+    "ch05-m6": ("Pa", "broadcast error at the division line; generic hint"),
+    "ch05-m7": ("P", "'outputs when no sequence fills T': dimension 1 off by one"),
+    "ch05-m8": ("P", "matmul error at the head line: 8 features into a layer that takes 4"),
+    "ch06-m1": ("Pa", "shows the vocabulary without c, d for min_freq=1"),
+    "ch06-m2": ("N", "shows another order; nothing about counting per sequence"),
+    "ch06-m3": ("P", "must be a Python list, got a tensor"),
+    "ch06-m4": ("P", "padded must have dtype int64, got float32"),
+    "ch06-m5": ("Pa", "PyTorch's expanded-size error at the copy line; the cause (T from the first row) is above"),
+    "ch06-m6": ("P", "axes swapped (batch_first?)"),
+    "ch06-m7": ("Pa", "logits have shape (2, 4) instead of (2, 9)"),
+    "ch06-m8": ("Pa", "logits at step 1 differ: locates the start, no cause"),
+    "ch06-m9": ("P", "every sequence has ended after 4 steps, but the loop ran 50"),
+    "ch06-m10": ("Pa", "every row got row 0's tokens"),
+    "ch07-m1": ("Pa", "unpack error (got 2) at the chunk line; the hint about a docstring does not apply"),
+    "ch07-m2": ("Pa", "c passes, h differs: locates the h line"),
+    "ch07-m3": ("P", "every wrong entry is in the padded positions, expected 0"),
+    "ch07-m4": ("P", "the mask is used the wrong way round"),
+    "ch07-m5": ("P", "padded positions must get exactly 0: -inf before the softmax"),
+    "ch07-m6": ("M", "matmul error shown inside LSTMCell.forward (part 1, correct) with 'a .T missing ... or the "
+                     "wrong matrix?'; the cause is the context summed over the features in the decoder"),
+    "ch07-m7": ("P", "raw scores where log-probabilities are expected"),
+    "ch07-m8": ("P", "axes swapped"),
+    "ch07-m9": ("P", "stop as soon as EVERY sentence has produced <eos>: 6 steps instead of 3"),
+    "ch08-m1": ("Pa", "broadcast error at the masked_fill line; the generic hint suggests [..., None], which is what "
+                      "the student wrote"),
+    "ch08-m2": ("P", "the padding was zeroed after the softmax"),
+    "ch08-m3": ("Pa", "broadcast error at the student's line; generic hint"),
+    "ch08-m4": ("N", "the weights differ; the scale by sqrt(Ty) is not recognised"),
+    "ch08-m5": ("P", "matmul error at the line: a .T one too many"),
+    "ch08-m6": ("P", "built a tensor as large as W = U^T V"),
+    "ch08-m7": ("Pa", "names `once` (168 vs 228), not why"),
+    "ch08-m8": ("P", "NaN: take the softmax over dimension 2 (source positions)"),
+    "ch09-m1": ("Pa", "h passes, d0 differs: locates d0"),
+    "ch09-m2": ("P", "pad_packed_sequence needs total_length"),
+    "ch09-m3": ("P", "dropout after the tanh"),
+    "ch09-m4": ("Pa", "matmul error at the W_u line (8 features instead of 12); the cause is the context line above"),
+    "ch09-m5": ("P", "axes swapped"),
+    "ch09-m6": ("P", "must be a 0-dim tensor, got shape (2,)"),
+    "ch09-m7": ("Pa", "8 hypotheses instead of 3"),
+    "ch09-m8": ("Pa", "the same hypotheses in reverse order, not said"),
+    "ch09-m9": ("P", "the score must be a Python float, got a 0-dim tensor"),
+    "ch09-m10": ("Pa", "the gradient with respect to d_0 differs: a gradient-flow problem, which one not said"),
+}
 
 
 # ------------------------------------------------------------------------------------------------------ running
@@ -428,7 +524,7 @@ def build(assignment: str, root: Path) -> dict:
     return students
 
 
-def grade(assignment: str, root: Path, workers: int) -> tuple[dict, float, subprocess.CompletedProcess]:
+def grade(assignment: str, root: Path, workers: int, only=None) -> tuple[dict, float, subprocess.CompletedProcess]:
     (root / "nbgrader_config.py").write_text(
         "c = get_config()\n"
         f"c.CourseDirectory.root = {str(root)!r}\n"
@@ -438,6 +534,8 @@ def grade(assignment: str, root: Path, workers: int) -> tuple[dict, float, subpr
     cmd = [sys.executable, "-m", "autograder", "grade", assignment, "--submissions", str(root / "submitted"),
            "--config", str(root / "nbgrader_config.py"), "--out", str(out), "--feedback-dir", str(root / "feedback"),
            "--cache-dir", str(root / "cache"), "--workers", str(workers)]
+    if only:
+        cmd += ["--students", ",".join(only)]
     env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="1")
     t0 = time.monotonic()
     proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
@@ -451,12 +549,20 @@ def grade(assignment: str, root: Path, workers: int) -> tuple[dict, float, subpr
     return records, seconds, proc
 
 
-def summarise(rec: dict) -> dict:
-    """score, max, visible tests all passed?, the first failing visible test and its detail, failing tests."""
+def test_order(assignment: str) -> list:
+    """The grade ids of the assignment's test cells, in notebook order."""
+    (path,) = nbgrader_cli.source_notebooks(assignment)
+    return [nbgrader_cli.nbgrader_meta(c)["grade_id"] for c in nbgrader_cli.load(path).cells
+            if nbgrader_cli.is_autograded_test(c)]
+
+
+def summarise(rec: dict, order: list) -> dict:
+    """score, max, visible tests all passed?, the first failing visible test (notebook order) and its detail."""
     score = total = 0.0
     first, failed, hidden_failed = None, [], []
     for nb in rec.get("notebooks", {}).values():
-        for test, t in nb.get("tests", {}).items():
+        tests = nb.get("tests", {})
+        for test, t in sorted(tests.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99):
             score += t["score"]
             total += t["max_score"]
             if t["score"] < t["max_score"]:
@@ -470,36 +576,105 @@ def summarise(rec: dict) -> dict:
             "status": rec.get("status"), "reason": rec.get("reason", "")}
 
 
+def student_view(assignment: str, root: Path, only=None) -> dict:
+    """Run every built submission as a student does in Jupyter (the student notebook: visible tests only, the
+    student's own earlier parts), with nbclient, errors allowed; {student: {test: message or ""}} in cell order.
+    The message is what the failing cell shows: the error's name and value (one line with explain_errors)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    out = {}
+    env_before = os.environ.get("NBGRADER_EXECUTION")
+    os.environ["NBGRADER_EXECUTION"] = "validate"   # skip the long demo trainings (the test cells are unchanged)
+    try:
+        for folder in sorted((root / "submitted").iterdir()):
+            if only and folder.name not in only:
+                continue
+            (path,) = list((folder / assignment).glob("*.ipynb"))
+            nb = nbformat.read(str(path), as_version=4)
+            client = NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
+                                    resources={"metadata": {"path": str(path.parent)}})
+            t0 = time.monotonic()
+            client.execute()
+            tests = {}
+            for cell in nb.cells:
+                meta = nbgrader_cli.nbgrader_meta(cell)
+                if not nbgrader_cli.is_autograded_test(cell):
+                    continue
+                msg = ""
+                for o in cell.get("outputs", []):
+                    if o.get("output_type") == "error":
+                        msg = f"{o.get('ename')}: {o.get('evalue')}"
+                        break
+                    if o.get("output_type") == "stream" and o.get("name") == "stderr" and not msg:
+                        msg = "stderr: " + o.get("text", "")
+                tests[meta["grade_id"]] = msg
+            out[folder.name] = tests
+            print(f"  jupyter {folder.name:14s} {time.monotonic() - t0:.0f} s", flush=True)
+    finally:
+        if env_before is None:
+            os.environ.pop("NBGRADER_EXECUTION", None)
+        else:
+            os.environ["NBGRADER_EXECUTION"] = env_before
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("assignments", nargs="*", default=sorted({c.assignment for c in CASES}))
     ap.add_argument("--root", default="/tmp/student_trial_22")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--students", default="", help="comma-separated submissions to (re)grade (default: all)")
     ap.add_argument("--table", action="store_true", help="print the markdown table from <root>/results.json")
+    ap.add_argument("--student-view", action="store_true",
+                    help="run the already built submissions in Jupyter (nbclient) and store what each test cell shows")
     args = ap.parse_args(argv)
     root = Path(args.root)
     results_file = root / "results.json"
     results = json.loads(results_file.read_text()) if results_file.exists() else {}
     if args.table:
-        print(table(results))
+        results = collect(root)
+        results_file.write_text(json.dumps(results, indent=1))
+        view_file = root / "student_view.json"
+        views = json.loads(view_file.read_text()) if view_file.exists() else {}
+        print(table(results, views))
+        print()
+        print("## The record against Jupyter")
+        print()
+        print(record_vs_jupyter(results, views))
+        return
+    if args.student_view:
+        view_file = root / "student_view.json"
+        views = json.loads(view_file.read_text()) if view_file.exists() else {}
+        for a in args.assignments:
+            vr = root / "view" / a
+            if vr.exists():
+                shutil.rmtree(vr)
+            build(a, vr)
+            views.update(student_view(a, vr, [x for x in args.students.split(",") if x]))
+            view_file.write_text(json.dumps(views, indent=1))
         return
     for a in args.assignments:
         ar = root / a
-        if ar.exists():
-            shutil.rmtree(ar)
+        if ar.exists() and not args.students:
+            shutil.rmtree(ar)          # a partial re-run (--students) keeps the other records in out/state.jsonl
         students = build(a, ar)
-        records, seconds, proc = grade(a, ar, args.workers)
-        print(f"{a}: {len(students)} submissions graded in {seconds:.0f} s (exit {proc.returncode})", flush=True)
+        only = [x for x in args.students.split(",") if x and x in students]
+        if args.students and not only:
+            continue
+        records, seconds, proc = grade(a, ar, args.workers, only)
+        print(f"{a}: {len(only) if only else len(students)} submissions graded in {seconds:.0f} s "
+              f"(exit {proc.returncode})", flush=True)
         if proc.returncode != 0:
             print(proc.stderr[-3000:], flush=True)
         for student, case in students.items():
             rec = records.get(student)
-            s = summarise(rec) if rec else {"missing": True}
+            s = summarise(rec, test_order(a)) if rec else {"missing": True}
             s.update({"assignment": a, "cell": case.cell if case else None, "what": case.what if case else "reference",
                       "correct": True if case is None else case.correct,
                       "edits": case.edits if case else [], "code": case.code if case else None})
             results[student] = s
-            if rec:
+            if rec and (not only or student in only):
                 print(f"  {student:14s} {s['score']:g}/{s['max']:g} visible_ok={s['visible_ok']} "
                       f"first={s['first_test']}: {s['first_detail'][:200]!r}", flush=True)
             else:
@@ -507,16 +682,106 @@ def main(argv=None):
         results_file.write_text(json.dumps(results, indent=1))
 
 
-def table(results: dict) -> str:
-    rows = ["| exercise | mistake | score | visible tests catch it? | first message (shortened) |",
-            "| --- | --- | --- | --- | --- |"]
-    for student, s in results.items():
-        if s.get("correct"):
+def collect(root: Path) -> dict:
+    """Every case's result, read again from each assignment's out/state.jsonl (the last record per student)."""
+    results = {}
+    for a in sorted({c.assignment for c in CASES}):
+        state = root / a / "out" / "state.jsonl"
+        if not state.exists():
             continue
-        msg = " ".join(s.get("first_detail", "").split())[:160].replace("|", "\\|")
-        rows.append(f"| {s['assignment']} | {s['what']} | {s['score']:g}/{s['max']:g} | "
-                    f"{'no' if s['visible_ok'] else 'yes: ' + str(s['first_test'])} | {msg} |")
-    return "\n".join(rows)
+        records = {}
+        for line in state.read_text().splitlines():
+            rec = json.loads(line)
+            records[rec["student"]] = rec
+        cases = {f"{a}-reference": None, **{c.name: c for c in CASES if c.assignment == a}}
+        for student, case in cases.items():
+            if student not in records:
+                continue
+            s = summarise(records[student], test_order(a))
+            s.update({"assignment": a, "cell": case.cell if case else None, "what": case.what if case else "reference",
+                      "correct": True if case is None else case.correct,
+                      "edits": case.edits if case else [], "code": case.code if case else None})
+            results[student] = s
+    return results
+
+
+def _clean(msg: str) -> str:
+    """A message without the cell reference Jupyter adds, on one line."""
+    msg = " ".join(msg.split())
+    return re.sub(r" \[this cell: Cell In\[\d+\], line \d+\]$", "", msg)
+
+
+def table(results: dict, views: dict) -> str:
+    """The markdown report: one row per mistake, the variants, the totals, the record against Jupyter."""
+    rows = ["| id | exercise | mistake (one line) | score | visible tests catch it? | first message the student sees "
+            "(shortened) | verdict |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    names = {"P": "points to the cause", "Pa": "partly", "N": "not at all", "M": "MISLEADING", "-": "(none)"}
+    count = {k: 0 for k in names}
+    full = passes_visible = graded = 0
+    for case in M:
+        r = results.get(case.name)
+        if r is None:
+            rows.append(f"| {case.name} | {case.assignment} | {case.what} | not graded | | | |")
+            continue
+        graded += 1
+        view = views.get(case.name, {})
+        order = test_order(case.assignment)
+        failing = [t for t in order if view.get(t)]
+        first = failing[0] if failing else None
+        msg = _clean(view[first])[:260].replace("|", "\\|") if first else ""
+        verdict, note = VERDICTS.get(case.name, ("?", ""))
+        count[verdict] = count.get(verdict, 0) + 1
+        full += r["score"] >= r["max"]
+        passes_visible += r["visible_ok"] and r["score"] < r["max"]
+        catch = "**no**" if r["visible_ok"] else f"yes ({first or r['first_test']})"
+        rows.append(f"| {case.name} | {case.assignment} | {case.what} | {r['score']:g}/{r['max']:g} | {catch} | {msg} | "
+                    f"{names[verdict]}: {note} |")
+    judged = graded - count["-"]
+    out = ["## Mistakes", "", *rows, "", "## Totals", "",
+           f"- mistakes graded: {graded}",
+           f"- full marks: {full}",
+           f"- pass every visible test while losing points: {passes_visible}",
+           f"- first messages (of the {judged} mistakes that a visible test catches): "
+           + ", ".join(f"{names[k]} {count[k]} ({100 * count[k] / max(judged, 1):.0f}%)" for k in ("P", "Pa", "N", "M")),
+           "", "## Correct variants", "", "| id | exercise | variant | score |", "| --- | --- | --- | --- |"]
+    for case in OK:
+        r = results.get(case.name)
+        score = "not graded" if r is None else f"{r['score']:g}/{r['max']:g}"
+        out.append(f"| {case.name} | {case.assignment} | {case.what} | {score} |")
+    return "\n".join(out)
+
+
+def record_vs_jupyter(results: dict, views: dict) -> str:
+    """For every mistake: is the first failing visible test the same in the record and in Jupyter, and is the
+    record's detail the message Jupyter shows?"""
+    same, shorter, redacted, differs, lines = 0, 0, 0, 0, []
+    for case in M:
+        r, view = results.get(case.name), views.get(case.name)
+        if not r or not view or r["visible_ok"]:
+            continue
+        order = test_order(case.assignment)
+        first = next((t for t in order if view.get(t)), None)
+        jup = _clean(view.get(first, ""))
+        rec = " ".join(r["first_detail"].split())
+        core = re.sub(r"^(\w+Error )?\(line \d+\): |^line \d+: ", "", rec)
+        if "details are hidden" in rec:
+            redacted += 1
+            kind = "record: details hidden"
+        elif core and core in jup and "at your line" in jup:
+            shorter += 1
+            kind = "same error text; the record has the test cell's line, Jupyter the student's line and a hint"
+        elif core and core in jup:
+            same += 1
+            kind = "same"
+        else:
+            differs += 1
+            kind = "differs"
+        lines.append(f"| {case.name} | {r['first_test']} | {first} | {kind} | {rec[:120].replace('|', '/')} | "
+                     f"{jup[:120].replace('|', '/')} |")
+    return "\n".join([f"same text: {same}; same error text, but without the student's line and hint: {shorter}; "
+                      f"the record hides the details: {redacted}; other text: {differs}", "",
+                      "| mistake | first failing visible test (record) | (Jupyter) | record detail vs Jupyter | "
+                      "record detail (shortened) | Jupyter (shortened) |", "| --- | --- | --- | --- | --- | --- |", *lines])
 
 
 if __name__ == "__main__":
