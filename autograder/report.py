@@ -369,8 +369,8 @@ def _failures(stats: list, names: dict | None) -> list:
                          f"<td>{_names_cell(ex, names)}</td></tr>")
         if len(s["causes"]) > 8:
             rest = sum(len(g["students"]) for _, g in s["causes"][8:])
-            parts.append(f"<tr><td colspan='4' class='muted'>{len(s['causes']) - 8} other cause(s), {rest} "
-                         "failure(s)</td></tr>")
+            parts.append(f"<tr><td colspan='4' class='muted' data-count='{rest}'>{len(s['causes']) - 8} other "
+                         f"cause(s), {rest} failure(s)</td></tr>")
         parts.append("</tbody></table>")
     return parts
 

@@ -29,6 +29,7 @@ from browser_tools import ARGS, AXE, AXE_RUN, AXE_SHA256, CHROMIUM, TAGS, axe_so
 async_api = pytest.importorskip("playwright.async_api", reason="pip install playwright (tests/requirements.txt)")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian: apt-get install chromium)")
 
+PAGE_SECONDS = int(os.environ.get("SEQCOURSE_AXE_PAGE_SECONDS", "600"))   # one page at one width, both themes
 CONFIGS = [(1280, 900, "light"), (1280, 900, "dark"), (390, 844, "light"), (390, 844, "dark")]
 # the theme reads the reader's choice from localStorage before it paints (pydata-sphinx-theme)
 THEME_SCRIPT = "localStorage.setItem('mode', '%s'); localStorage.setItem('theme', '%s');"
@@ -53,9 +54,16 @@ def test_vendored_axe_is_the_released_file():
 SET_THEME = """async (theme) => {
     const button = document.querySelector('.theme-switch-button');
     for (let i = 0; i < 3 && document.documentElement.dataset.mode !== theme; i++) button.click();
-    await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+    // every wait is bounded: a page the browser does not paint gets no animation frame, and an endless
+    // animation (a spinner) never finishes
+    const atMost = (ms, p) => Promise.race([p, new Promise(r => setTimeout(r, ms))]);
+    await atMost(500, new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))));
     // colours fade from one theme to the other (CSS transitions): judge them once they have settled
-    await Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)));
+    const finite = document.getAnimations().filter(a => {
+        const end = a.effect && a.effect.getComputedTiming().endTime;
+        return Number.isFinite(end);
+    });
+    await atMost(3000, Promise.all(finite.map(a => a.finished.catch(() => null))));
     return document.documentElement.dataset.theme;
 }"""
 
@@ -83,20 +91,30 @@ async def _audit(base, html, workers):
 
         async def one(context, rel, width):
             async with limit:
-                page = await context.new_page()
-                await page.goto(base + rel, wait_until="load")
-                await page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
-                await page.evaluate(axe_js)
-                checks = await page.evaluate(CHECKS_JS) if width == 1280 else None
-                for theme in ("light", "dark"):
-                    shown = await page.evaluate(SET_THEME, theme)
-                    results[(rel, width, theme)] = {"violations": await page.evaluate(AXE_RUN, TAGS),
-                                                    "checks": checks if theme == "light" else None,
-                                                    "theme": shown}
-                if width == 1280:
-                    await page.evaluate(SET_THEME, "light")
-                    keyboard.extend(await _keyboard_problems(page, rel))
-                await page.close()
+                try:    # a page that hangs fails the audit instead of stopping the test run
+                    await asyncio.wait_for(_one(context, rel, width), PAGE_SECONDS)
+                except asyncio.TimeoutError:
+                    for theme in ("light", "dark"):
+                        results[(rel, width, theme)] = {
+                            "violations": [{"id": f"audit-not-finished-in-{PAGE_SECONDS}s", "nodes": [rel]}],
+                            "checks": None, "theme": theme}
+
+        async def _one(context, rel, width):
+            page = await context.new_page()
+            await page.goto(base + rel, wait_until="load")
+            await page.evaluate("() => window.MathJax && MathJax.startup ? Promise.race([MathJax.startup.promise, "
+                                "new Promise(r => setTimeout(r, 20000))]) : null")
+            await page.evaluate(axe_js)
+            checks = await page.evaluate(CHECKS_JS) if width == 1280 else None
+            for theme in ("light", "dark"):
+                shown = await page.evaluate(SET_THEME, theme)
+                results[(rel, width, theme)] = {"violations": await page.evaluate(AXE_RUN, TAGS),
+                                                "checks": checks if theme == "light" else None,
+                                                "theme": shown}
+            if width == 1280:
+                await page.evaluate(SET_THEME, "light")
+                keyboard.extend(await _keyboard_problems(page, rel))
+            await page.close()
 
         for width, height in sorted({(w, h) for w, h, _ in CONFIGS}, reverse=True):
             context = await browser.new_context(viewport={"width": width, "height": height})
