@@ -52,7 +52,7 @@ from torch.autograd import profiler_legacy
 
 __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
-    "assert_equal", "assert_unchanged", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
+    "assert_equal", "assert_unchanged", "check_input", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
     "explain_errors", "brief_error",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
@@ -614,6 +614,39 @@ def rearrange_blocks(stacked: torch.Tensor, order: str, read_as: str, dim: int =
     the values of a cell that reads the gates in another order."""
     blocks = stacked.chunk(len(order), dim=dim)
     return torch.cat([blocks[read_as.index(g)] for g in order], dim=dim)
+
+
+def check_input(module: torch.nn.Module, caller: str, parts: list, sizes: dict | None = None):
+    """Check what ``caller`` (a later part) passes to ``module`` (an earlier part's layer) where it is made, so
+    that a wrong intermediate is reported in the caller, not as a size error inside the earlier part's code.
+
+    parts: ``[(name, symbol, size), ...]``: the input's features are these parts concatenated, e.g.
+    ``[("weighted_encoder", "De", 6), ("embedded", "E", 3)]``. sizes: ``{description: size}`` of other axes
+    (``{"Tx, the number of source positions": 5}``): when one part, the others being right, has one of these
+    sizes, the message says so (reduced over the wrong axis?). Returns the hook's handle (``.remove()``)."""
+    want = sum(int(s) for _, _, s in parts)
+
+    def hook(_module, args):
+        x = args[0] if args else None
+        if isinstance(x, torch.Tensor) and x.dim() == 2 and x.shape[-1] == want:
+            return None
+        got = _shape(x) if isinstance(x, torch.Tensor) else _what(x)
+        names = "; ".join(n for n, _, _ in parts)
+        symbols = " + ".join(s for _, s, _ in parts)
+        numbers = " + ".join(str(int(n)) for _, _, n in parts)
+        msg = (f"{caller} passes its {type(_module).__name__} an input of shape {got}; it must be [{names}] = "
+               f"(B, {symbols}) = (B, {numbers}) = (B, {want})")
+        if isinstance(x, torch.Tensor) and x.dim() == 2:
+            for name, symbol, size in parts:
+                mine = int(x.shape[-1]) - (want - int(size))
+                named = [d for d, s in (sizes or {}).items() if int(s) == mine and mine != int(size)]
+                if named:
+                    msg += (f": if the other parts are right, your {name} has {mine} features, the size of "
+                            f"{named[0]}, instead of {symbol} = {size} (summed or averaged over the wrong axis?)")
+                    break
+        raise AssertionError(msg)
+
+    return module.register_forward_pre_hook(hook)
 
 
 # ------------------------------------------------------------------------------- errors in one line
