@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import inspect
 import math
 import re
 import sys
@@ -626,8 +627,12 @@ def check_input(module: torch.nn.Module, caller: str, parts: list, sizes: dict |
     sizes, the message says so (reduced over the wrong axis?). Returns the hook's handle (``.remove()``)."""
     want = sum(int(s) for _, _, s in parts)
 
-    def hook(_module, args):
-        x = args[0] if args else None
+    def hook(_module, args, kwargs):
+        if args:
+            x = args[0]
+        else:   # called with keywords (self.lstm_cell(x=..., state=...)): the forward's first parameter
+            first = next(iter(inspect.signature(_module.forward).parameters), None)
+            x = kwargs.get(first) if first is not None else None
         if isinstance(x, torch.Tensor) and x.dim() == 2 and x.shape[-1] == want:
             return None
         got = _shape(x) if isinstance(x, torch.Tensor) else _what(x)
@@ -646,7 +651,7 @@ def check_input(module: torch.nn.Module, caller: str, parts: list, sizes: dict |
                     break
         raise AssertionError(msg)
 
-    return module.register_forward_pre_hook(hook)
+    return module.register_forward_pre_hook(hook, with_kwargs=True)
 
 
 # ------------------------------------------------------------------------------- errors in one line
