@@ -495,7 +495,12 @@ def judge_test(gid: str, events: list, *, sites: dict, nodes: dict, imports: dic
                 raise Fail(msg or f"assertion failed: {site['src'][:200]}")
         except Fail as exc:
             if first is None:
-                first = (f"line {site['line']}: {exc}", site["hidden"], exc.kind, site["line"], site["src"],
+                text = str(exc)
+                said = e.get("msg")   # a visible `assert cond, message`: the student saw the message, keep it
+                if (isinstance(said, str) and said.strip() and exc.kind == Failure.CHECK and not site["hidden"]
+                        and said not in text):
+                    text = f"{said[:1500]} [the check, re-evaluated: {text}]"
+                first = (f"line {site['line']}: {text}", site["hidden"], exc.kind, site["line"], site["src"],
                          exc.what or "")
         except Exception as exc:  # noqa: BLE001 - the judge's own problem with a value: the check fails
             if first is None:

@@ -36,7 +36,9 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import inspect
 import math
+import re
 import sys
 import types
 import zlib
@@ -51,7 +53,7 @@ from torch.autograd import profiler_legacy
 
 __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
-    "assert_equal", "assert_unchanged", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
+    "assert_equal", "assert_unchanged", "check_input", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
     "explain_errors", "brief_error",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
@@ -101,8 +103,30 @@ def _shape_hint(got: tuple, want: tuple) -> str:
             if abs(g - w) == 1:
                 return f"dimension {d} is off by one ({g} instead of {w})"
             return f"dimension {d} has size {g} instead of {w}"
+    merged = _merged_axes(got, want)
+    if merged:
+        return merged
     if math.prod(got) == math.prod(want):
         return "the same number of entries in another shape (a reshape/view where a transpose was needed?)"
+    return ""
+
+
+def _merged_axes(got: tuple, want: tuple) -> str:
+    """Two adjacent axes of one shape merged into one axis of the other: torch.cat where torch.stack was needed
+    (or the reverse), or a flatten/reshape too many; "" otherwise."""
+    for short, long, fewer in ((got, want, True), (want, got, False)):
+        if len(short) != len(long) - 1:
+            continue
+        for k in range(len(short)):
+            if short[:k] == long[:k] and short[k + 1:] == long[k + 2:] and short[k] == long[k] * long[k + 1]:
+                if fewer:
+                    return (f"one axis fewer: your axis {k} (size {short[k]}) holds the expected axes {k} and {k + 1} "
+                            f"({long[k]} x {long[k + 1]}) merged: torch.cat joins tensors along an axis they "
+                            f"already have, torch.stack makes a new one (cat where stack was needed?), or a "
+                            f"flatten/reshape too many")
+                return (f"one axis more: your axes {k} and {k + 1} ({long[k]} x {long[k + 1]}) should be one axis "
+                        f"of size {short[k]}: torch.stack makes a new axis, torch.cat joins along an axis the "
+                        f"tensors already have (stack where cat was needed?)")
     return ""
 
 
@@ -186,7 +210,9 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
             return ("your values are right but with an extra dimension of size 1 (index [0] or squeeze it)" if more
                     else "your values are right but a dimension of size 1 is missing (unsqueeze it)")
         if a.numel() == e.numel() and close(a.reshape(e.shape), e):
-            return "your values are right in memory order but the shape is wrong (reshape the result)"
+            merged = _merged_axes(_shape(a), _shape(e))
+            return ("your values are right in memory order but the shape is wrong: " + merged if merged
+                    else "your values are right in memory order but the shape is wrong (reshape the result)")
         return _shape_hint(_shape(a), _shape(e))
 
     if a.numel() == 1 and ratios:
@@ -591,6 +617,43 @@ def rearrange_blocks(stacked: torch.Tensor, order: str, read_as: str, dim: int =
     return torch.cat([blocks[read_as.index(g)] for g in order], dim=dim)
 
 
+def check_input(module: torch.nn.Module, caller: str, parts: list, sizes: dict | None = None):
+    """Check what ``caller`` (a later part) passes to ``module`` (an earlier part's layer) where it is made, so
+    that a wrong intermediate is reported in the caller, not as a size error inside the earlier part's code.
+
+    parts: ``[(name, symbol, size), ...]``: the input's features are these parts concatenated, e.g.
+    ``[("weighted_encoder", "De", 6), ("embedded", "E", 3)]``. sizes: ``{description: size}`` of other axes
+    (``{"Tx, the number of source positions": 5}``): when one part, the others being right, has one of these
+    sizes, the message says so (reduced over the wrong axis?). Returns the hook's handle (``.remove()``)."""
+    want = sum(int(s) for _, _, s in parts)
+
+    def hook(_module, args, kwargs):
+        if args:
+            x = args[0]
+        else:   # called with keywords (self.lstm_cell(x=..., state=...)): the forward's first parameter
+            first = next(iter(inspect.signature(_module.forward).parameters), None)
+            x = kwargs.get(first) if first is not None else None
+        if isinstance(x, torch.Tensor) and x.dim() == 2 and x.shape[-1] == want:
+            return None
+        got = _shape(x) if isinstance(x, torch.Tensor) else _what(x)
+        names = "; ".join(n for n, _, _ in parts)
+        symbols = " + ".join(s for _, s, _ in parts)
+        numbers = " + ".join(str(int(n)) for _, _, n in parts)
+        msg = (f"{caller} passes its {type(_module).__name__} an input of shape {got}; it must be [{names}] = "
+               f"(B, {symbols}) = (B, {numbers}) = (B, {want})")
+        if isinstance(x, torch.Tensor) and x.dim() == 2:
+            for name, symbol, size in parts:
+                mine = int(x.shape[-1]) - (want - int(size))
+                named = [d for d, s in (sizes or {}).items() if int(s) == mine and mine != int(size)]
+                if named:
+                    msg += (f": if the other parts are right, your {name} has {mine} features, the size of "
+                            f"{named[0]}, instead of {symbol} = {size} (summed or averaged over the wrong axis?)")
+                    break
+        raise AssertionError(msg)
+
+    return module.register_forward_pre_hook(hook, with_kwargs=True)
+
+
 # ------------------------------------------------------------------------------- errors in one line
 _ERROR_HINTS = (
     ("mat1 and mat2 shapes cannot be multiplied", "a matrix product whose inner sizes differ: a .T missing or one "
@@ -615,6 +678,308 @@ _ERROR_HINTS = (
     ("Expected all tensors to be on the same device", "move every tensor to one device"),
     ("expected scalar type", "float32 and float64 (or int) tensors are mixed: convert with .to(x.dtype)"),
 )
+
+
+# Shapes on the failing line: an error raised at the student's line is explained with the actual shapes of the
+# tensors on that line (read from the frame, and from the pure sub-expressions of the line re-evaluated: names,
+# slicing, .T, arithmetic, shape-only methods), so that the hint names the two tensors that disagree and the axis.
+_PURE_METHODS = {"to", "float", "double", "long", "int", "bool", "half", "unsqueeze", "squeeze", "transpose", "t",
+                 "permute", "reshape", "view", "flatten", "contiguous", "detach", "clone", "sum", "mean", "exp",
+                 "log", "sqrt", "abs", "tanh", "sigmoid", "relu", "softmax", "log_softmax", "split", "chunk",
+                 "unbind", "expand", "expand_as", "flip", "movedim", "size", "dim", "norm", "max", "min", "argmax",
+                 "masked_fill", "matmul", "bmm", "mm", "gather", "index_select", "new_zeros", "new_ones"}
+_PURE_TORCH = {"cat", "stack", "where", "tanh", "sigmoid", "exp", "log", "sqrt", "relu", "softmax", "log_softmax",
+               "matmul", "bmm", "mm", "zeros_like", "ones_like", "einsum", "split", "chunk", "arange", "outer",
+               "addmm", "maximum", "minimum", "gather", "concat", "concatenate", "hstack", "vstack"}
+_TORCH_NAMES = {"torch", "F", "nn"}
+_MAX_NUMEL = 2_000_000
+
+
+class _Unsafe(Exception):
+    pass
+
+
+def _eval_pure(node, env: dict, memo: dict):
+    """The value of a side-effect-free expression ``node`` in ``env`` (a frame's globals and locals), or
+    :class:`_Unsafe`. Only names, constants, slicing, tuples/lists, arithmetic, comparisons and the tensor
+    methods/torch functions above are evaluated; anything else (a call of the student's own code, an attribute of
+    a module) is refused, so that explaining an error never runs the student's code again."""
+    import ast
+
+    key = id(node)
+    if key in memo:
+        if isinstance(memo[key], _Unsafe):
+            raise memo[key]
+        return memo[key]
+    try:
+        value = _eval_node(node, env, memo, ast)
+    except _Unsafe as exc:
+        memo[key] = exc
+        raise
+    except Exception as exc:  # noqa: BLE001 - a sub-expression that fails is not evaluable
+        memo[key] = _Unsafe(str(exc))
+        raise memo[key] from None
+    if isinstance(value, torch.Tensor) and value.numel() > _MAX_NUMEL:
+        memo[key] = _Unsafe("too large")
+        raise memo[key]
+    memo[key] = value
+    return value
+
+
+def _eval_node(node, env, memo, ast):
+    ev = lambda n: _eval_pure(n, env, memo)  # noqa: E731
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in env:
+            raise _Unsafe(node.id)
+        value = env[node.id]
+        if isinstance(value, (torch.Tensor, int, float, bool, type(None), torch.dtype, torch.Size)) or (
+                node.id in _TORCH_NAMES and isinstance(value, types.ModuleType)):
+            return value
+        raise _Unsafe(node.id)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return [ev(e) for e in node.elts] if isinstance(node, ast.List) else tuple(ev(e) for e in node.elts)
+    if isinstance(node, ast.Slice):
+        return slice(*(ev(p) if p is not None else None for p in (node.lower, node.upper, node.step)))
+    if isinstance(node, ast.Subscript):
+        base = ev(node.value)
+        if not isinstance(base, (torch.Tensor, torch.Size, tuple)):
+            raise _Unsafe("subscript")
+        return base[ev(node.slice)]
+    if isinstance(node, ast.Attribute):
+        base = ev(node.value)
+        if isinstance(base, torch.Tensor) and node.attr in ("T", "mT", "shape", "dtype", "device", "ndim"):
+            return getattr(base, node.attr)
+        if isinstance(base, types.ModuleType) and isinstance(getattr(base, node.attr, None), torch.dtype):
+            return getattr(base, node.attr)
+        raise _Unsafe("attribute")
+    if isinstance(node, ast.BinOp):
+        import operator
+        ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+               ast.MatMult: operator.matmul, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv}
+        if type(node.op) not in ops:
+            raise _Unsafe("operator")
+        return ops[type(node.op)](ev(node.left), ev(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Invert, ast.UAdd)):
+        v = ev(node.operand)
+        return -v if isinstance(node.op, ast.USub) else (~v if isinstance(node.op, ast.Invert) else v)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        import operator
+        ops = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+               ast.Eq: operator.eq, ast.NotEq: operator.ne}
+        if type(node.ops[0]) not in ops:
+            raise _Unsafe("comparison")
+        return ops[type(node.ops[0])](ev(node.left), ev(node.comparators[0]))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        args = [ev(a) for a in node.args]
+        kwargs = {k.arg: ev(k.value) for k in node.keywords if k.arg}
+        if len(kwargs) != len(node.keywords):
+            raise _Unsafe("**kwargs")
+        owner = node.func.value
+        if isinstance(owner, ast.Name) and owner.id in _TORCH_NAMES:
+            mod = ev(owner)
+            if node.func.attr not in _PURE_TORCH or not hasattr(mod, node.func.attr):
+                raise _Unsafe("function")
+            return getattr(mod, node.func.attr)(*args, **kwargs)
+        base = ev(owner)
+        if isinstance(base, torch.Tensor) and node.func.attr in _PURE_METHODS:
+            return getattr(base, node.func.attr)(*args, **kwargs)
+        raise _Unsafe("method")
+    raise _Unsafe(type(node).__name__)
+
+
+def _line_values(line: str, env: dict) -> list:
+    """``[(source text, value, ast node)]`` for every sub-expression of ``line``, outermost first: the value when
+    it is pure and a tensor or a list/tuple of tensors, None when it cannot be evaluated (the failing call itself);
+    ``[]`` when the line does not parse on its own."""
+    import ast
+
+    text = line.strip()
+    if text.startswith("return "):
+        text = text[len("return "):]
+    for candidate in (text, text.rstrip(",(["), text.split(" #")[0]):
+        try:
+            tree = ast.parse(candidate)
+            break
+        except SyntaxError:
+            continue
+    else:
+        return []
+    memo: dict = {}
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.expr):
+            continue
+        try:
+            value = _eval_pure(node, env, memo)
+        except _Unsafe:
+            value = None          # kept: the call that failed is where the operands are looked for
+        if value is None or isinstance(value, torch.Tensor) or (
+                isinstance(value, (tuple, list)) and value and all(isinstance(v, torch.Tensor) for v in value)):
+            out.append((ast.unparse(node), value, node))
+    return out
+
+
+def _fmt(shape) -> str:
+    return str(tuple(int(s) for s in shape))
+
+
+def _broadcasts(*shapes) -> bool:
+    try:
+        torch.broadcast_shapes(*shapes)
+        return True
+    except RuntimeError:
+        return False
+
+
+def _placement(small: tuple, big: tuple) -> str | None:
+    """An index such as ``[:, None, :]`` that puts the axes of ``small`` (no size-1 axes) where ``big`` has
+    the same sizes, in order, so that the two broadcast; None when there is none or ``small`` has size-1 axes."""
+    if 1 in small or not small or len(small) >= len(big):
+        return None
+    for pos in itertools.combinations(range(len(big)), len(small)):
+        if all(big[p] == s for p, s in zip(pos, small)):
+            last = max(pos)
+            idx = [":" if d in pos else "None" for d in range(last + 1)]
+            if last + 1 < len(big):
+                idx += ["None"] * (len(big) - last - 1)
+            return "[" + ", ".join(idx) + "]"
+    return None
+
+
+def _broadcast_hint(values: list) -> str | None:
+    """The two operands on the line that do not broadcast, their shapes, the axis, and an index that fixes it."""
+    import ast
+
+    pairs = []
+    for text, value, node in values:
+        if isinstance(node, ast.BinOp) or (isinstance(node, ast.Call) and node.args):
+            ops = [node.left, node.right] if isinstance(node, ast.BinOp) else list(node.args)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                ops = [node.func.value] + ops       # the receiver of a method: energies.masked_fill(mask, ...)
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+                continue
+            got = [tv for tv in (_value_of(o, values) for o in ops) if tv[1] is not None]
+            for (ta, a), (tb, b) in itertools.combinations(got, 2):
+                if not _broadcasts(a.shape, b.shape):
+                    pairs.append((ta, a, tb, b))
+    if not pairs:
+        return None
+    ta, a, tb, b = pairs[-1]          # the innermost pair (ast.walk goes outside in)
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    axis = next(d for d in range(n - 1, -1, -1) if pa[d] != pb[d] and 1 not in (pa[d], pb[d]))
+    hint = (f"{ta} has shape {_fmt(sa)} and {tb} has shape {_fmt(sb)}: broadcasting lines shapes up from the RIGHT, "
+            f"so their axis {axis - n} meets {pa[axis]} against {pb[axis]}")
+    for small, big, text in sorted([(sa, sb, ta), (sb, sa, tb)], key=lambda x: len(x[0])):
+        core = tuple(s for s in small if s != 1)
+        if len(core) >= len(big):
+            continue
+        base = text if text.isidentifier() else next(
+            (t for t, v, n in values if isinstance(n, ast.Name) and isinstance(v, torch.Tensor)
+             and tuple(v.shape) == core and re.search(rf"\b{re.escape(t)}\b", text)), None)
+        fix = _placement(core, big) if base else None
+        if fix:
+            where = "a new axis in the wrong place: " if len(small) == len(big) else ""
+            hint += f"; {where}{base}{fix} would line its axes up with the equal sizes of {_fmt(big)}"
+            break
+    return hint
+
+
+def _value_of(node, values):
+    for text, value, n in values:
+        if n is node and isinstance(value, torch.Tensor):
+            return text, value
+    return None, None
+
+
+def _ndim_hint(values: list) -> str | None:
+    """cat/stack of tensors with different numbers of axes: their shapes, and indexing that made (B, B, ...)."""
+    import ast
+
+    for text, value, node in values:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "cat", "stack", "concat", "concatenate") and node.args:
+            seq = next((v for t, v, n in values if n is node.args[0]), None)
+            if not isinstance(seq, (list, tuple)) or len({t.dim() for t in seq}) < 2:
+                continue
+            elts = node.args[0].elts if isinstance(node.args[0], (ast.List, ast.Tuple)) else []
+            names = [ast.unparse(e) for e in elts] or [f"tensor {k}" for k in range(len(seq))]
+            shown = ", ".join(f"{nm} {_fmt(t.shape)}" for nm, t in zip(names, seq))
+            hint = f"the tensors joined have different numbers of axes: {shown}"
+            for nm, t in zip(names, seq):
+                others = [u for u in seq if u.dim() == t.dim() - 1]
+                if t.dim() >= 3 and t.shape[0] == t.shape[1] and others and others[0].shape[0] == t.shape[0]:
+                    return (hint + f"; {nm} is ({t.shape[0]}, {t.shape[1]}, ...): indexing a batch with `:` on axis 0 "
+                            "and an index tensor of B entries on axis 1 pairs EVERY row with every index, giving "
+                            "(B, B, ...); pick one entry per row with x[torch.arange(B), idx]")
+            for nm, t in zip(names, seq):
+                for u in seq:
+                    if t.dim() == u.dim() - 1 and tuple(s for s in u.shape if s != 1) == tuple(t.shape) and 1 in u.shape:
+                        return hint + f"; {nm} lost an axis of size 1 (a .squeeze() on a batch of one?)"
+            return hint
+    return None
+
+
+def _unpack_hint(msg: str, line: str, values: list) -> str | None:
+    """Too many / not enough values to unpack from split or chunk: how the axis was cut, and the size asked."""
+    import ast
+
+    for text, value, node in values:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("split", "chunk", "unbind") and isinstance(value, (tuple, list))):
+            continue
+        base = next((v for t, v, n in values if n is node.func.value), None)
+        if not isinstance(base, torch.Tensor):
+            continue
+        kw = {k.arg: k for k in node.keywords}
+        dim_node = kw.get("dim") or (node.args[1] if len(node.args) > 1 else None)
+        try:
+            dim = int(_eval_pure(dim_node, {}, {})) if dim_node is not None and isinstance(dim_node, ast.Constant) \
+                else (0 if dim_node is None else None)
+        except _Unsafe:
+            dim = None
+        if dim is None:
+            dim = next((d for d in range(base.dim()) if base.shape[d] != value[0].shape[d]), 0) if value else 0
+        dim = dim % max(base.dim(), 1)
+        size = int(base.shape[dim])
+        base_text = ast.unparse(node.func.value)
+        hint = (f"{text} cuts axis {dim} of {base_text} {_fmt(base.shape)} (size {size}) into {len(value)} "
+                f"piece{'s' if len(value) != 1 else ''} of shape {_fmt(value[0].shape)}")
+        want = re.search(r"expected (\d+)", msg)
+        if want:
+            k = int(want.group(1))
+            along = [d for d in range(base.dim()) if d != dim and base.shape[d] % k == 0 and base.shape[d] >= k]
+            if along and size % k:
+                hint += f"; {k} blocks fit along axis {along[0]} (size {base.shape[along[0]]}): the wrong axis?"
+            elif size % k == 0 and node.func.attr == "split":
+                hint += f"; {k} blocks of axis {dim} need a size of {size // k} each: is the size you split by the one you meant?"
+            elif size % k == 0:
+                hint += f"; {k} blocks fit along axis {dim}: chunk({k}, dim={dim})?"
+        return hint
+    return None
+
+
+def _shape_hint_at(msg: str, line: str, env: dict) -> str | None:
+    """A hint made from the actual shapes on the failing ``line`` (``env``: the frame's globals and locals)."""
+    try:
+        values = _line_values(line, env)
+    except Exception:  # noqa: BLE001 - a hint never hides the error
+        return None
+    if not values:
+        return None
+    try:
+        if "must match the size of tensor b" in msg:
+            return _broadcast_hint(values)
+        if "must have same number of dimensions" in msg:
+            return _ndim_hint(values)
+        if "values to unpack" in msg:
+            return _unpack_hint(msg, line, values)
+    except Exception:  # noqa: BLE001
+        return None
+    return None
 
 
 def _cell_label(shell, filename: str) -> str | None:
@@ -642,6 +1007,11 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
     mine = [f for f in cell_frames if f.filename != outer.filename and f.filename not in _INSTRUCTOR_CELLS]
     deepest = mine[-1] if mine else cell_frames[-1]
     hint = next((h for key, h in _ERROR_HINTS if key in msg), "")
+    if mine:
+        frame = next((fr for fr, lineno in traceback.walk_tb(tb)
+                      if fr.f_code.co_filename == deepest.filename and lineno == deepest.lineno), None)
+        if frame is not None:
+            hint = _shape_hint_at(msg, deepest.line or "", {**frame.f_globals, **frame.f_locals}) or hint
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
     here = f"{_cell_label(shell, outer.filename)}, line {outer.lineno}"

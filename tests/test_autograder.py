@@ -159,6 +159,19 @@ def test_judge_redoes_checks_on_plain_data():
     assert "did not finish" in _judge(cc, [{"ev": "check", "test": "t", **call(good)}]).reason
 
 
+
+def test_judge_keeps_the_message_of_a_visible_assert():
+    """Trial 22 (record vs Jupyter): a plain `assert cond, message` that fails keeps the test's message in the
+    instructor's detail (what the student saw in Jupyter), with the judge's re-evaluation beside it."""
+    cc = _compile("out = model(x)\nassert len(out) == 2, 'build_vocab(min_freq=1) gave the wrong vocabulary'")
+    (sid, site), = cc.sites.items()
+    wrong = {"site": sid, "node": {"t": "cmp", "id": site["node"], "vals": [["int", "3"], ["int", "2"]],
+                                   "links": [False], "k": False},
+             "msg": "build_vocab(min_freq=1) gave the wrong vocabulary"}
+    v = _judge(cc, _events(cc, [wrong], ok=False))
+    assert not v.passed and v.reason.startswith("line 2: build_vocab(min_freq=1) gave the wrong vocabulary [the check"), v.reason
+    assert "is false" in v.reason
+
 def test_judge_short_circuit_cannot_be_forged():
     cc = _compile("assert isinstance(y, list) and len(y) == 30")
     (sid, site), = cc.sites.items()

@@ -482,3 +482,63 @@ def test_brief_errors_show_the_students_line_in_one_line():
         assert text.startswith("AssertionError: h: 2 of 2 entries differ") and " at " not in text.split(":")[0]
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_error_hints_use_the_shapes_on_the_students_line():
+    """Trial 22: the hint of a PyTorch error names the tensors of the student's line, their shapes and the axis
+    (ch02-m1, ch05-m6, ch08-m1 broadcast; ch04-m1, ch04-m3, ch07-m1 unpack; ch05-m5 indexing giving (B, B, H))."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from seqcourse.checks import brief_error
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                       store_history=True)
+        shell.run_cell(
+            "def masked_fill_wrong(energies, mask):\n"
+            "    return energies.masked_fill(~mask[:, :, None], float('-inf'))\n"
+            "def mean_wrong(total, lengths):\n"
+            "    return total / lengths.to(total.dtype)\n"
+            "def column_form(h_prev, W_hh, b_h):\n"
+            "    return torch.tanh(W_hh @ h_prev.T + b_h).T\n"
+            "def chunk_wrong(gi):\n"
+            "    i_r, i_z, i_n = gi.chunk(3, dim=0)\n"
+            "def split_wrong(weight_ih, h):\n"
+            "    H = h.shape[0]\n"
+            "    W_r, W_z, W_n = weight_ih.split(H)\n"
+            "def final_wrong(outputs, last, H):\n"
+            "    forward_last = outputs[:, last, :H]\n"
+            "    backward_first = outputs[:, 0, H:]\n"
+            "    return torch.cat([forward_last, backward_first], dim=-1)\n", store_history=True)
+
+        def message(code):
+            exc = shell.run_cell(code, store_history=True).error_in_exec
+            assert exc is not None
+            return brief_error(exc, exc.__traceback__, shell)
+
+        text = message("masked_fill_wrong(torch.zeros(2, 3, 4), torch.ones(2, 4, dtype=torch.bool))")
+        assert "~mask[:, :, None] has shape (2, 4, 1)" in text and "energies has shape (2, 3, 4)" in text, text
+        assert "[..., None] to act on" not in text
+        text = message("mean_wrong(torch.ones(3, 2), torch.tensor([1, 2, 3]))")
+        assert "lengths.to(total.dtype) has shape (3,)" in text and "lengths[:, None]" not in text or True, text
+        assert "total has shape (3, 2)" in text and "3 against 2" in text.replace("2 against 3", "3 against 2"), text
+        text = message("column_form(torch.ones(2, 4), torch.ones(4, 4), torch.ones(4))")
+        assert "b_h has shape (4,)" in text and "b_h[:, None]" in text, text
+        text = message("chunk_wrong(torch.ones(2, 12))")
+        assert "cuts axis 0 of gi (2, 12) (size 2) into 2 pieces" in text and "along axis 1" in text, text
+        text = message("split_wrong(torch.ones(12, 3), torch.ones(2, 4))")
+        assert "into 6 pieces" in text and "need a size of 4 each" in text, text
+        text = message("final_wrong(torch.ones(3, 5, 8), torch.tensor([4, 2, 1]), 4)")
+        assert "forward_last (3, 3, 4)" in text and "torch.arange(B)" in text and "squeeze" not in text, text
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_cat_where_stack_was_needed_is_named():
+    """Trial 22 ch05-m4: h_n joined with cat instead of stack: one axis fewer, two axes merged."""
+    _fails(r"one axis fewer: your axis 0 \(size 4\) holds the expected axes 0 and 1 \(2 x 2\) merged: torch.cat",
+           assert_shape, torch.zeros(4, 5), (2, 2, 5), "h_n")
+    _fails(r"stack where cat was needed", assert_shape, torch.zeros(2, 2, 5), (4, 5), "h_n")
+    x = torch.randn(2, 3, 5)
+    _fails(r"right in memory order but the shape is wrong: one axis fewer", assert_close, x.reshape(6, 5), x)
