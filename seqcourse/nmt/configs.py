@@ -12,7 +12,7 @@ class Config:
     src_lang: str = "en"             # Multi30k only (Tatoeba is always English -> French)
     tgt_lang: str = "fr"
     lowercase: bool = False          # False: BLEU is cased, as sacreBLEU reports by default
-    tokenizer: str = "sentencepiece"  # subwords learned on the training split; "word": chapter 6's word vocabulary
+    tokenizer: str = "sentencepiece"  # subwords learned on the training split; "word": a word vocabulary (Vocab)
     max_vocab: int = 30000           # pieces (sentencepiece) or words (word) per language, specials included
     min_freq: int = 2                # word tokenizer only: rarer words become <unk>
     max_len: int = 30                # training pairs with a side longer than this many tokens are dropped
@@ -63,7 +63,7 @@ CONFIGS = {
     "laptop": Config(embed_size=128, hidden_size=192, dropout=0.25, max_vocab=4000, max_len=25, batch_size=64,
                      lr=2e-3, lr_decay=0.8, label_smoothing=0.1, epochs=9, minutes=30, evals_per_epoch=1,
                      dev_max=500, log_every=25, checkpoint_every=200, beam_size=5),
-    # the laptop model as it was before subwords (chapter 6's word vocabulary): the comparison of chapter 9
+    # the laptop model as it was before subwords (a word vocabulary, Vocab): the comparison of chapter 9
     "laptop-word": Config(tokenizer="word", embed_size=96, hidden_size=128, dropout=0.1, max_vocab=8000, max_len=12,
                           batch_size=64, lr=2e-3, lr_decay=0.8, label_smoothing=0.0, epochs=8, evals_per_epoch=4,
                           dev_max=500, log_every=25, checkpoint_every=200, beam_size=4),
