@@ -34,10 +34,12 @@ Every ``assert_*`` function takes plain data (tensors, numbers, strings, types, 
 """
 from __future__ import annotations
 
+import ast
 import builtins
-import itertools
 import inspect
+import itertools
 import math
+import operator
 import re
 import sys
 import types
@@ -693,6 +695,10 @@ _PURE_TORCH = {"cat", "stack", "where", "tanh", "sigmoid", "exp", "log", "sqrt",
                "addmm", "maximum", "minimum", "gather", "concat", "concatenate", "hstack", "vstack"}
 _TORCH_NAMES = {"torch", "F", "nn"}
 _MAX_NUMEL = 2_000_000
+_BINARY_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+               ast.MatMult: operator.matmul, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv}
+_COMPARISONS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+                ast.Eq: operator.eq, ast.NotEq: operator.ne}
 
 
 class _Unsafe(Exception):
@@ -704,15 +710,13 @@ def _eval_pure(node, env: dict, memo: dict):
     :class:`_Unsafe`. Only names, constants, slicing, tuples/lists, arithmetic, comparisons and the tensor
     methods/torch functions above are evaluated; anything else (a call of the student's own code, an attribute of
     a module) is refused, so that explaining an error never runs the student's code again."""
-    import ast
-
     key = id(node)
     if key in memo:
         if isinstance(memo[key], _Unsafe):
             raise memo[key]
         return memo[key]
     try:
-        value = _eval_node(node, env, memo, ast)
+        value = _eval_node(node, env, memo)
     except _Unsafe as exc:
         memo[key] = exc
         raise
@@ -726,7 +730,7 @@ def _eval_pure(node, env: dict, memo: dict):
     return value
 
 
-def _eval_node(node, env, memo, ast):
+def _eval_node(node, env, memo):
     ev = lambda n: _eval_pure(n, env, memo)  # noqa: E731
     if isinstance(node, ast.Constant):
         return node.value
@@ -755,22 +759,16 @@ def _eval_node(node, env, memo, ast):
             return getattr(base, node.attr)
         raise _Unsafe("attribute")
     if isinstance(node, ast.BinOp):
-        import operator
-        ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-               ast.MatMult: operator.matmul, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv}
-        if type(node.op) not in ops:
+        if type(node.op) not in _BINARY_OPS:
             raise _Unsafe("operator")
-        return ops[type(node.op)](ev(node.left), ev(node.right))
+        return _BINARY_OPS[type(node.op)](ev(node.left), ev(node.right))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Invert, ast.UAdd)):
         v = ev(node.operand)
         return -v if isinstance(node.op, ast.USub) else (~v if isinstance(node.op, ast.Invert) else v)
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        import operator
-        ops = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-               ast.Eq: operator.eq, ast.NotEq: operator.ne}
-        if type(node.ops[0]) not in ops:
+        if type(node.ops[0]) not in _COMPARISONS:
             raise _Unsafe("comparison")
-        return ops[type(node.ops[0])](ev(node.left), ev(node.comparators[0]))
+        return _COMPARISONS[type(node.ops[0])](ev(node.left), ev(node.comparators[0]))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         args = [ev(a) for a in node.args]
         kwargs = {k.arg: ev(k.value) for k in node.keywords if k.arg}
@@ -793,8 +791,6 @@ def _line_values(line: str, env: dict) -> list:
     """``[(source text, value, ast node)]`` for every sub-expression of ``line``, outermost first: the value when
     it is pure and a tensor or a list/tuple of tensors, None when it cannot be evaluated (the failing call itself);
     ``[]`` when the line does not parse on its own."""
-    import ast
-
     text = line.strip()
     if text.startswith("return "):
         text = text[len("return "):]
@@ -850,8 +846,6 @@ def _placement(small: tuple, big: tuple) -> str | None:
 
 def _broadcast_hint(values: list) -> str | None:
     """The two operands on the line that do not broadcast, their shapes, the axis, and an index that fixes it."""
-    import ast
-
     pairs = []
     for text, value, node in values:
         if isinstance(node, ast.BinOp) or (isinstance(node, ast.Call) and node.args):
@@ -888,21 +882,23 @@ def _broadcast_hint(values: list) -> str | None:
     return hint
 
 
+def _value_at(node, values):
+    """The value ``_line_values`` found for the sub-expression ``node`` (None when it has none)."""
+    return next((v for _, v, n in values if n is node), None)
+
+
 def _value_of(node, values):
-    for text, value, n in values:
-        if n is node and isinstance(value, torch.Tensor):
-            return text, value
-    return None, None
+    """``(source text, tensor)`` of the sub-expression ``node``, or ``(None, None)`` when it is not a tensor."""
+    value = _value_at(node, values)
+    return (ast.unparse(node), value) if isinstance(value, torch.Tensor) else (None, None)
 
 
 def _ndim_hint(values: list) -> str | None:
     """cat/stack of tensors with different numbers of axes: their shapes, and indexing that made (B, B, ...)."""
-    import ast
-
     for text, value, node in values:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
                 "cat", "stack", "concat", "concatenate") and node.args:
-            seq = next((v for t, v, n in values if n is node.args[0]), None)
+            seq = _value_at(node.args[0], values)
             if not isinstance(seq, (list, tuple)) or len({t.dim() for t in seq}) < 2:
                 continue
             elts = node.args[0].elts if isinstance(node.args[0], (ast.List, ast.Tuple)) else []
@@ -923,24 +919,18 @@ def _ndim_hint(values: list) -> str | None:
     return None
 
 
-def _unpack_hint(msg: str, line: str, values: list) -> str | None:
+def _unpack_hint(msg: str, values: list) -> str | None:
     """Too many / not enough values to unpack from split or chunk: how the axis was cut, and the size asked."""
-    import ast
-
     for text, value, node in values:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr in ("split", "chunk", "unbind") and isinstance(value, (tuple, list))):
             continue
-        base = next((v for t, v, n in values if n is node.func.value), None)
+        base = _value_at(node.func.value, values)
         if not isinstance(base, torch.Tensor):
             continue
         kw = {k.arg: k for k in node.keywords}
         dim_node = kw.get("dim") or (node.args[1] if len(node.args) > 1 else None)
-        try:
-            dim = int(_eval_pure(dim_node, {}, {})) if dim_node is not None and isinstance(dim_node, ast.Constant) \
-                else (0 if dim_node is None else None)
-        except _Unsafe:
-            dim = None
+        dim = int(dim_node.value) if isinstance(dim_node, ast.Constant) else (0 if dim_node is None else None)
         if dim is None:
             dim = next((d for d in range(base.dim()) if base.shape[d] != value[0].shape[d]), 0) if value else 0
         dim = dim % max(base.dim(), 1)
@@ -976,7 +966,7 @@ def _shape_hint_at(msg: str, line: str, env: dict) -> str | None:
         if "must have same number of dimensions" in msg:
             return _ndim_hint(values)
         if "values to unpack" in msg:
-            return _unpack_hint(msg, line, values)
+            return _unpack_hint(msg, values)
     except Exception:  # noqa: BLE001
         return None
     return None
