@@ -18,6 +18,8 @@ type, which entry, by how much) and, where the wrong value matches a common mist
   as named mistakes; :func:`slot_mistakes` -- one slot (a gate's weights, bias or block) taken from another slot;
   :func:`activation_mistakes` -- one nonlinearity swapped for another (sigmoid, tanh, relu, none);
   :func:`reduction_mistakes` -- a norm of all parts reduced another way (per part, then sum, mean or max);
+- :func:`assert_configured` -- a layer built with other settings than the docstring's (nonlinearity, bias,
+  num_layers, bidirectional...), named before its values are compared;
 - :func:`assert_uses_argument` -- a function whose result does not change with one of its arguments ignores it;
 - :func:`list_hint` -- how a list differs from the expected one (reversed, reordered, extra or missing items);
 - :func:`explain_errors` -- errors raised while a cell runs, shown in one line with the student's own line
@@ -61,6 +63,7 @@ __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
     "assert_equal", "assert_unchanged", "check_input", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
     "slot_mistakes", "activation_mistakes", "ACTIVATIONS", "reduction_mistakes", "assert_uses_argument", "list_hint",
+    "assert_configured",
     "explain_errors", "brief_error",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
@@ -776,6 +779,18 @@ def assert_uses_argument(results: dict, argument: str, call: str = "your functio
     shown = " and ".join(f"{argument}={v!r}" for v, _ in items)
     raise AssertionError(f"{call} gives the same result for {shown}: it ignores its {argument} argument (a value "
                          f"written in its place, a default or a global used instead of {argument}?)")
+
+
+def assert_configured(module, name: str, **settings) -> None:
+    """Fail when ``module`` (a layer the student builds) has another setting than the docstring asks, e.g.
+    ``assert_configured(model.rnn, "self.rnn", nonlinearity="tanh", bias=True, num_layers=1)``: the message
+    names the setting, so that a wrong option is not reported as "the values differ"."""
+    for key, want in settings.items():
+        got = getattr(module, key, None)
+        if got != want:
+            raise AssertionError(f"{name} is built with {key}={got!r}, but the docstring asks for {key}={want!r} "
+                                 f"(pass {key}={want!r} to {type(module).__name__}, or leave it out where it is "
+                                 "the default)")
 
 
 def list_hint(got, want, count: str | None = None) -> str:
