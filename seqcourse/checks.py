@@ -729,8 +729,12 @@ def activation_mistakes(slots: dict, value: Callable[[dict], Any], names: dict |
     slots: ``{slot: the activation it takes}`` with activations named as in :data:`ACTIVATIONS` (sigmoid, tanh,
     relu, identity), e.g. ``{"r": "sigmoid", "z": "sigmoid", "n": "tanh"}``; value: ``value(acts)`` computes the
     result with ``acts[slot]`` the name of the activation used there (``ACTIVATIONS[name]`` is the function); it
-    may return None where it cannot (e.g. nn.RNN has only tanh and relu). names: ``{slot: words}``.
+    may return None where it cannot (e.g. nn.RNN has only tanh and relu). ``value`` may also be a table
+    ``{(slot, activation): value}`` of values computed beforehand (literals in a visible test). names: ``{slot: words}``.
     """
+    if isinstance(value, dict):
+        table = value
+        value = lambda acts: next((table.get((k, a)) for k, a in acts.items() if a != slots[k]), None)  # noqa: E731
     out = {}
     for slot, act in slots.items():
         for alt in ACTIVATIONS:
