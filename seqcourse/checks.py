@@ -782,7 +782,10 @@ def assert_uses_argument(results: dict, argument: str, call: str = "your functio
         try:
             tx, ty = _as_float64(x, "result"), _as_float64(y, "result")
         except (AssertionError, TypeError, ValueError, RuntimeError):
-            return x == y
+            try:
+                return bool(x == y)
+            except Exception:  # noqa: BLE001 - values that cannot be compared (lists of tensors): not the same
+                return False
         return _shape(tx) == _shape(ty) and _close(tx, ty, atol, 0.0)
 
     if not all(same(items[0][1], r) for _, r in items[1:]):
@@ -870,7 +873,8 @@ def check_input(module: torch.nn.Module, caller: str, parts: list, sizes: dict |
     parts: ``[(name, symbol, size), ...]``: the input's features are these parts concatenated, e.g.
     ``[("weighted_encoder", "De", 6), ("embedded", "E", 3)]``. sizes: ``{description: size}`` of other axes
     (``{"Tx, the number of source positions": 5}``): when one part, the others being right, has one of these
-    sizes, the message says so (reduced over the wrong axis?). Returns the hook's handle (``.remove()``)."""
+    sizes, the message says so (reduced over the wrong axis?; a description ``"what -- why"`` gives its own
+    reason). Returns the hook's handle (``.remove()``)."""
     want = sum(int(s) for _, _, s in parts)
 
     def hook(_module, args, kwargs):
@@ -891,9 +895,10 @@ def check_input(module: torch.nn.Module, caller: str, parts: list, sizes: dict |
             for name, symbol, size in parts:
                 mine = int(x.shape[-1]) - (want - int(size))
                 named = [d for d, s in (sizes or {}).items() if int(s) == mine and mine != int(size)]
-                if named:
+                if named:   # a description "what -- why" gives its own reason
+                    what, _, why = named[0].partition(" -- ")
                     msg += (f": if the other parts are right, your {name} has {mine} features, the size of "
-                            f"{named[0]}, instead of {symbol} = {size} (summed or averaged over the wrong axis?)")
+                            f"{what}, instead of {symbol} = {size} ({why or 'summed or averaged over the wrong axis?'})")
                     break
         raise AssertionError(msg)
 
