@@ -65,7 +65,7 @@ __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
     "assert_equal", "assert_unchanged", "check_input", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
     "slot_mistakes", "activation_mistakes", "ACTIVATIONS", "reduction_mistakes", "assert_uses_argument", "list_hint",
-    "assert_configured", "term_mistakes",
+    "assert_configured", "layer_settings", "term_mistakes",
     "explain_errors", "brief_error",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
@@ -795,16 +795,31 @@ def assert_uses_argument(results: dict, argument: str, call: str = "your functio
                          f"written in its place, a default or a global used instead of {argument}?)")
 
 
-def assert_configured(module, name: str, **settings) -> None:
-    """Fail when ``module`` (a layer the student builds) has another setting than the docstring asks, e.g.
-    ``assert_configured(model.rnn, "self.rnn", nonlinearity="tanh", bias=True, num_layers=1)``: the message
-    names the setting, so that a wrong option is not reported as "the values differ"."""
-    for key, want in settings.items():
-        got = getattr(module, key, None)
-        if got != want:
-            raise AssertionError(f"{name} is built with {key}={got!r}, but the docstring asks for {key}={want!r} "
-                                 f"(pass {key}={want!r} to {type(module).__name__}, or leave it out where it is "
-                                 "the default)")
+def layer_settings(module, *keys: str) -> dict:
+    """``{key: module.key}`` as plain data (for :func:`assert_configured`), e.g. ``layer_settings(model.rnn)``:
+    the settings of PyTorch's recurrent layers by default."""
+    keys = keys or ("nonlinearity", "bias", "num_layers", "bidirectional", "batch_first")
+    out = {}
+    for key in keys:
+        value = getattr(module, key, None)
+        out[key] = value if isinstance(value, (str, bool, int, float, type(None))) else repr(value)
+    out["type"] = type(module).__name__
+    return out
+
+
+def assert_configured(settings: dict, name: str, **want) -> None:
+    """Fail when a layer the student builds has another setting than the docstring asks, e.g.
+    ``assert_configured(layer_settings(model.rnn), "self.rnn", nonlinearity="tanh", bias=True, num_layers=1)``:
+    the message names the setting, so that a wrong option is not reported as "the values differ".
+    settings: plain data ``{setting: value}`` (see :func:`layer_settings`)."""
+    if not isinstance(settings, dict):
+        raise AssertionError(f"{name}: expected the settings of a layer, got {_what(settings)}")
+    for key, value in want.items():
+        got = settings.get(key)
+        if got != value:
+            raise AssertionError(f"{name} is built with {key}={got!r}, but the docstring asks for {key}={value!r} "
+                                 f"(pass {key}={value!r} to {settings.get('type', 'the layer')}, or leave it out where "
+                                 "it is the default)")
 
 
 def term_mistakes(terms: dict, factors: dict) -> dict:

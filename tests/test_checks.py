@@ -569,7 +569,8 @@ def test_round3_classes_are_named():
            checks.assert_uses_argument, {0.1: [1.0, 2.0], 0.5: [1.0, 2.0]}, "lr", "f()")
     checks.assert_uses_argument({0.1: [1.0, 2.0], 0.5: [1.0, 2.5]}, "lr", "f()")
     _fails(r"self.rnn is built with nonlinearity='relu', but the docstring asks for nonlinearity='tanh'",
-           checks.assert_configured, nn.RNN(2, 3, nonlinearity="relu"), "self.rnn", nonlinearity="tanh")
+           checks.assert_configured, checks.layer_settings(nn.RNN(2, 3, nonlinearity="relu")), "self.rnn",
+           nonlinearity="tanh")
     # lists: reversed, extra items
     _fails(r"the same items in reverse order", checks.assert_equal, [3, 2, 1], [1, 2, 3])
     assert "keep only beam_size=2" in checks.list_hint([[1], [2], [3]], [[1], [3]], count="beam_size=2")
