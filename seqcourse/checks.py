@@ -869,6 +869,11 @@ def list_hint(got, want, count: str | None = None) -> str:
                 + (f"keep only {count}" if count else "keep only those asked"))
     if len(got) < len(want) and all(w.count(x) >= rest.count(x) for x in set(rest)):
         return f"only {len(got)} of the {len(want)} expected items (stopped too early, or some dropped?)"
+    if len(got) == len(want) > 1 and len(set(rest)) == 1 and len(set(map(key, want))) > 1:
+        which = next((i for i, x in enumerate(map(key, want)) if x == rest[0]), None)
+        return ("every item is the same" + (f", item {which}'s" if which is not None else "") + ": one value used "
+                "for every row of the batch (an argmax or max without dim=, an index that is not per row, or one "
+                "row broadcast over the others?)")
     return ""
 
 

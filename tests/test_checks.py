@@ -574,6 +574,7 @@ def test_round3_classes_are_named():
     # lists: reversed, extra items
     _fails(r"the same items in reverse order", checks.assert_equal, [3, 2, 1], [1, 2, 3])
     assert "keep only beam_size=2" in checks.list_hint([[1], [2], [3]], [[1], [3]], count="beam_size=2")
+    assert "every item is the same, item 0's: one value used for every row" in checks.list_hint([[6, 7]] * 3, [[6, 7], [9], [4]])
     # a softmax of scaled energies, named from the sizes in play; a plain factor named as a size
     s = torch.randn(2, 3, 4, generator=torch.Generator().manual_seed(0))
     want, got = (s / math.sqrt(5)).softmax(-1), (s / math.sqrt(3)).softmax(-1)
