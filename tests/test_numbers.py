@@ -58,7 +58,7 @@ WORD_RE = re.compile(rf"\b({NUMBER_WORDS})s?\b", re.IGNORECASE)
 # a number: digits with thousands commas and a decimal part, optionally a power (10^{-18}, 0.5^{40}); not
 # the digits of a word (H100) nor those after a capital and a hyphen (UTF-8, SHA-256), which are names
 DIGITS_RE = re.compile(r"(?<![\w.+/#:])(?<![A-Z]-)((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\^\{?-?\d+\}?)?%?)(?![\w])")
-REFERENCE_RE = re.compile(r"\b(?:chapters?|exercises?|parts?|sections?|figures?|issue|week|course|step|steps|"
+REFERENCE_RE = re.compile(r"\b(?:chapters?|exercises?|parts?|sections?|figures?|issue|week|course|"
                           r"version|versions)\s+(?:\d+(?:\s*(?:,|and|to|-)\s*\d+)*)", re.IGNORECASE)
 CODE_DIRECTIVES = ("code-cell", "literalinclude", "code", "code-block", "glue:figure", "glue:math", "glue",
                    "tableofcontents", "toctree", "raw")
@@ -247,6 +247,14 @@ def test_the_rule_catches_a_hand_typed_result(tmp_path):
     page = read_page(path)
     assert [n for *_, n in page.numbers] == ["97.3%", "four", "10^{-18}", "0.95", "2,908"]
     assert unexplained(page, ["after $10^{-18}$"]) == [n for n in page.numbers if n[3] != "10^{-18}"]
+
+
+def test_a_step_number_is_a_number(tmp_path):
+    """"At step 423" is a result as often as a reference: the step a run left a plateau, the step a curve
+    peaked. The rule once skipped every number after "step", so such a result typed by hand passed unseen."""
+    path = tmp_path / "page.md"
+    path.write_text("# A page\n\nThe GRU left the plateau at step 423, the LSTM after steps 512 to 600.\n")
+    assert [n for *_, n in read_page(path).numbers] == ["423", "512", "600"]
 
 
 def test_numbers_after_a_hyphen(tmp_path):
