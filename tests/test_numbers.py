@@ -18,7 +18,7 @@ their own tests):
       word and a hyphen (``top-5``) or after another number and a hyphen (the parts of a date, ``2017-09-29``)
       is a number like any other;
    c. **a reference or a list marker**: a chapter's number in its title (``# 7. ...``), ``chapter 7``, ``exercise 3``, ``part 2``, ``section 4``, ``issue #43227``,
-      ``arXiv:1406.1078``, the notation page's "chapters" column, the number of a numbered list item (``1. ...``, ``**2. ...**``), a year (1900-2029, as in ``Cho et al. (2014)``), and everything in a
+      ``arXiv:1406.1078``, the notation page's "chapters" column, the number of a numbered list item (``1. ...``, ``**2. ...**``), a year (1900-2029, as in ``Cho et al. (2014)``; not when a word follows, as in ``2000 pairs``), and everything in a
       ``**References.**`` paragraph or a ``## References`` section;
    d. **zero and one** anywhere (``exceeds 1``, ``near 0``); **an index or a small constant of an
       equation**: in math, a sub- or superscript of a symbol
@@ -159,8 +159,10 @@ def read_page(path: Path) -> Page:
     hits = []
     for m in DIGITS_RE.finditer(text):
         number = m.group(1)
-        if re.fullmatch(r"19\d\d|20[0-2]\d", number):  # a year
-            continue
+        if re.fullmatch(r"19\d\d|20[0-2]\d", number) and (
+                not re.match(r"\s*[A-Za-z]", text[m.end():])
+                or re.search(r"(?:et al\.?,?|\(|\w's)\s*$", text[max(0, m.start() - 12):m.start()])):
+            continue  # a year ("Cho et al. (2014)", "in 2014,"), not a count written like one ("2000 pairs")
         if number in ("0", "1"):
             continue  # zero and one: "exceeds 1", "near 0", "norm 1"
         if in_math[m.start()]:
@@ -255,6 +257,15 @@ def test_a_step_number_is_a_number(tmp_path):
     path = tmp_path / "page.md"
     path.write_text("# A page\n\nThe GRU left the plateau at step 423, the LSTM after steps 512 to 600.\n")
     assert [n for *_, n in read_page(path).numbers] == ["423", "512", "600"]
+
+
+def test_a_count_written_like_a_year_is_a_number(tmp_path):
+    """A number between 1900 and 2029 is a year only where it reads as one (after "et al.", in brackets, or not
+    followed by a word): "2000 pairs" or "2024 sentences" is a count typed by hand and must be glued."""
+    path = tmp_path / "page.md"
+    path.write_text("# A page\n\nCho et al. (2014) and Jozefowicz et al. 2015 say so; in 2017, too. "
+                    "We kept 2000 pairs and 1999 sentences.\n")
+    assert [n for *_, n in read_page(path).numbers] == ["2000", "1999"]
 
 
 def test_numbers_after_a_hyphen(tmp_path):
