@@ -408,14 +408,26 @@ def main(argv=None):
 
 
 def _clean(msg: str) -> str:
-    return " ".join(msg.split())
+    """A message on one line, without the cell reference Jupyter adds."""
+    return re.sub(r" \[this cell: Cell In\[\d+\], line \d+\]$", "", " ".join(msg.split()))
+
+
+def seen(case, results: dict, views: dict):
+    """(caught, first test, message): what the student sees in Jupyter when the submission was run there (the
+    first test cell that fails), else the class grader's record (the first failing visible test and its detail)."""
+    view = views.get(case.name)
+    if view is not None:
+        first = next((t for t in st.test_order(case.assignment) if view.get(t)), None)
+        return first is not None, first, _clean(view.get(first, "")) if first else ""
+    r = results[case.name]
+    return not r["visible_ok"], r["first_test"], _clean(r["first_detail"])
 
 
 def table(results: dict, views: dict) -> str:
     names = {"P": "points to the cause", "Pa": "partly", "N": "not at all", "M": "MISLEADING", "-": "(no visible failure)",
              "?": "not judged"}
-    rows = ["| id | exercise | mistake (one line) | score | visible tests catch it? | first message (shortened) | verdict |",
-            "| --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| id | exercise | mistake (one line) | score | visible tests catch it? | first message the student sees "
+            "(shortened) | verdict |", "| --- | --- | --- | --- | --- | --- | --- |"]
     count = {k: 0 for k in names}
     full, passes_visible, graded, special = 0, 0, 0, []
     for case in M:
@@ -424,17 +436,19 @@ def table(results: dict, views: dict) -> str:
             rows.append(f"| {case.name} | {case.assignment} | {case.what} | not graded | | | |")
             continue
         graded += 1
-        msg = _clean(r["first_detail"])[:240].replace("|", "\\|")
+        caught, first, msg = seen(case, results, views)
         verdict, note = VERDICTS.get(case.name, ("?", ""))
         count[verdict] += 1
         is_full = r["score"] >= r["max"]
         full += is_full
-        silent = r["visible_ok"] and not is_full
+        silent = not caught and not is_full
         passes_visible += silent
-        catch = "**no**" if r["visible_ok"] else f"yes ({r['first_test']})"
-        rows.append(f"| {case.name} | {case.assignment} | {case.what} | {r['score']:g}/{r['max']:g} | {catch} | {msg} | "
+        where = "" if case.name in views else " [record]"
+        catch = "**no**" if not caught else f"yes ({first}){where}"
+        short = msg[:230].replace("|", "\\|") + ("..." if len(msg) > 230 else "")
+        rows.append(f"| {case.name} | {case.assignment} | {case.what} | {r['score']:g}/{r['max']:g} | {catch} | {short} | "
                     f"{names[verdict]}{': ' + note if note else ''} |")
-        if is_full or r["visible_ok"] or verdict in ("N", "M"):
+        if is_full or not caught or verdict in ("N", "M"):
             special.append(case)
     judged = sum(count[k] for k in ("P", "Pa", "N", "M"))
     out = ["## Mistakes", "", *rows, "", "## Totals", "",
@@ -444,39 +458,44 @@ def table(results: dict, views: dict) -> str:
            f"- first messages (of the {judged} judged mistakes that a visible test catches): "
            + ", ".join(f"{names[k]} {count[k]} ({100 * count[k] / max(judged, 1):.0f}%)" for k in ("P", "Pa", "N", "M")),
            "", "## Correct variants", "", "| id | exercise | variant | score | full marks? |", "| --- | --- | --- | --- | --- |"]
+    variants_full = 0
     for case in OK:
         r = results.get(case.name)
         if r is None or r.get("missing"):
             out.append(f"| {case.name} | {case.assignment} | {case.what} | not graded | |")
             continue
         ok = r["score"] >= r["max"]
+        variants_full += ok
         out.append(f"| {case.name} | {case.assignment} | {case.what} | {r['score']:g}/{r['max']:g} | "
                    f"{'yes' if ok else '**no** (' + ', '.join(r['failed']) + ')'} |")
     refs = [f"{k}: {v['score']:g}/{v['max']:g}" for k, v in sorted(results.items()) if k.endswith("-reference")]
-    out += ["", "References: " + ", ".join(refs)]
+    out += ["", f"Variants with full marks: {variants_full} of {len(OK)}. References: " + ", ".join(refs)]
     out += ["", "## The exact edits of the mistakes that keep full marks, pass every visible test, or get a misleading "
             "or 'not at all' message", ""]
     for case in special:
-        out.append(f"- **{case.name}** ({case.cell}): {case.what}")
+        out.append(f"- **{case.name}** (`{case.cell}`): {case.what}")
         for old, new in case.edits:
             out.append(f"  - `{old.strip()}` -> `{new.strip()}`".replace("\n", "\\n"))
     if views:
-        out += ["", "## The record against Jupyter (sample)", "",
-                "| id | first failing visible test in Jupyter | the same message as the record? | Jupyter (shortened) |",
+        out += ["", "## The record against Jupyter", "",
+                "| id | first failing test: record / Jupyter | the record's detail is the Jupyter message? | record detail (shortened) |",
                 "| --- | --- | --- | --- |"]
         for case in M:
-            view = views.get(case.name)
             r = results.get(case.name)
-            if not view or not r:
+            if case.name not in views or not r:
                 continue
-            order = st.test_order(case.assignment)
-            first = next((t for t in order if view.get(t)), None)
-            jup = re.sub(r" \[this cell: Cell In\[\d+\], line \d+\]$", "", _clean(view.get(first, "")))
+            caught, first, jup = seen(case, results, views)
             rec = _clean(r["first_detail"])
             core = re.sub(r"^(\w+Error )?\(line \d+\): |^line \d+: ", "", rec)
-            same = ("yes" if core and core in jup else "same test, other text" if first == r["first_test"]
-                    else "no visible failure" if first is None and r["visible_ok"] else "**differs**")
-            out.append(f"| {case.name} | {first} | {same} | {jup[:200].replace('|', '/')} |")
+            if not r["visible_ok"] and core and core in jup:
+                same = "yes" + (" (Jupyter adds the student's line)" if "at your line" in jup else "")
+            elif r["visible_ok"] and caught:
+                same = "**no: the record calls the failure hidden; Jupyter shows it**"
+            elif r["first_test"] == first:
+                same = "same test, other text"
+            else:
+                same = "**other test**"
+            out.append(f"| {case.name} | {r['first_test']} / {first} | {same} | {rec[:160].replace('|', '/')} |")
     return "\n".join(out)
 
 
