@@ -345,6 +345,20 @@ CASES = M + OK
 # "-": no visible test fails. Filled in after reading student_view.json / the records.
 VERDICTS: dict[str, tuple[str, str]] = {}
 
+# The same mistakes graded BEFORE the message work merged for the trial (main at d3e5d23, the worktree's base), judged
+# by the same rule from the Jupyter runs (--root /tmp/student_trial_22b_pre); for the comparison in the report.
+VERDICTS_BEFORE = {
+    "ch01-M1": "P", "ch01-M2": "P", "ch01-M3": "N", "ch01-M4": "P", "ch01-M5": "P", "ch01-M6": "M",
+    "ch02-M1": "P", "ch02-M2": "M", "ch02-M3": "P", "ch02-M4": "P", "ch02-M5": "P", "ch02-M6": "P",
+    "ch03-M1": "N", "ch03-M2": "N", "ch03-M3": "P", "ch03-M4": "P", "ch03-M5": "P", "ch03-M6": "P",
+    "ch04-M1": "N", "ch04-M2": "N", "ch04-M3": "N", "ch04-M4": "P", "ch04-M5": "Pa", "ch04-M6": "Pa",
+    "ch05-M1": "Pa", "ch05-M2": "Pa", "ch05-M3": "Pa", "ch05-M4": "P", "ch05-M5": "P", "ch05-M6": "P",
+    "ch06-M1": "M", "ch06-M2": "P", "ch06-M3": "P", "ch06-M4": "P", "ch06-M5": "Pa", "ch06-M6": "Pa",
+    "ch07-M1": "N", "ch07-M2": "P", "ch07-M3": "N", "ch07-M4": "P", "ch07-M5": "M", "ch07-M6": "P",
+    "ch08-M1": "P", "ch08-M2": "P", "ch08-M3": "N", "ch08-M4": "Pa", "ch08-M5": "P", "ch08-M6": "Pa",
+    "ch09-M1": "Pa", "ch09-M2": "Pa", "ch09-M3": "P", "ch09-M4": "P", "ch09-M5": "N", "ch09-M6": "P",
+}
+
 
 # ------------------------------------------------------------------------------------------------------ running
 def main(argv=None):
