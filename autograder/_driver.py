@@ -1386,12 +1386,25 @@ def _test_runner(guard, user_ns, run_trusted, ch, current):
     back what the visible part left, so that the student's next cells see what their own notebook would (later
     tests still see everything, as in nbgrader). Also returns the names instructor cells bound (``instructor``)."""
     import builtins
+    import linecache
     import types
 
     _type, _BaseException, _missing = type, BaseException, object()
+    _len, _tuple, _list, _str, _int, _dict_get = len, tuple, list, str, int, dict.get
+    _lines = linecache.cache   # the dict itself, taken before any student code runs (IPython keeps cells' sources here)
     instructor_names, hidden_names, ts = {}, set(), {}
     PART_DONE = object()
     emit, describe, audit = ch.emit, ch.describe, guard.audit
+
+    def student_line(filename, lineno):
+        """The text of line ``lineno`` of a cell the student ran (IPython keeps it with no modification time), or
+        None: read with plain type checks only, so that nothing the student defined runs here."""
+        entry = _dict_get(_lines, filename) if _type(filename) is _str else None
+        if _type(entry) is not _tuple or _len(entry) != 4 or entry[1] is not None or _type(entry[2]) is not _list:
+            return None
+        if _type(lineno) is not _int or not 0 < lineno <= _len(entry[2]) or _type(entry[2][lineno - 1]) is not _str:
+            return None
+        return entry[2][lineno - 1].strip()[:300]
 
     def begin(cell):
         before_restore = guard.changed()
@@ -1420,12 +1433,19 @@ def _test_runner(guard, user_ns, run_trusted, ch, current):
         except _BaseException as e:  # noqa: BLE001
             exc_info = describe(e)
             try:
-                tb, line = e.__traceback__, None
+                tb, line, mine = e.__traceback__, None, None
                 while tb is not None:
-                    if tb.tb_frame.f_code.co_filename == cell["filename"]:
+                    code = tb.tb_frame.f_code
+                    if code.co_filename == cell["filename"]:
                         line = tb.tb_lineno
+                    else:
+                        text = student_line(code.co_filename, tb.tb_lineno)
+                        if text:   # the innermost line of the student's own cells, as Jupyter shows it
+                            mine = f'at your line "{text}" (line {tb.tb_lineno}, in {_str(code.co_name)[:100]}): '
                     tb = tb.tb_next
                 exc_info["line"] = line
+                if mine is not None and _type(exc_info.get("msg")) is _str:
+                    exc_info["msg"] = mine + exc_info["msg"]
             except _BaseException:  # noqa: BLE001
                 pass
         audit["active"] = False

@@ -37,10 +37,10 @@ def scaled_dot_attention(dec, enc, mask):
 
 
 def energies_project_once(dec, enc, U, V):
-    keys = enc @ V.T                                                    # (B, Tx, k): once per sentence
+    keys = enc @ V.T                                                    # (B, Tx, R): once per sentence
     out = []
     for t in range(dec.shape[1]):                                       # the decoding loop
-        query = dec[:, t] @ U.T                                         # (B, k)
+        query = dec[:, t] @ U.T                                         # (B, R)
         out.append((keys @ query[:, :, None])[..., 0])                  # (B, Tx)
     return torch.stack(out, dim=1)                                      # (B, Ty, Tx)
 
@@ -48,15 +48,15 @@ def energies_project_once(dec, enc, U, V):
 def energies_project_per_step(dec, enc, U, V):
     out = []
     for t in range(dec.shape[1]):
-        query = dec[:, t] @ U.T                                         # (B, k)
-        keys = enc @ V.T                                                # (B, Tx, k): at every step
+        query = dec[:, t] @ U.T                                         # (B, R)
+        keys = enc @ V.T                                                # (B, Tx, R): at every step
         out.append((keys @ query[:, :, None])[..., 0])                  # (B, Tx)
     return torch.stack(out, dim=1)                                      # (B, Ty, Tx)
 
 
-def macs_formula(B, Tx, Ty, Dd, Dh, k):
-    once = B * (Tx * k * Dh + Ty * k * Dd + Ty * Tx * k)
-    per_step = B * Ty * (Tx * k * Dh + k * Dd + Tx * k)
+def macs_formula(B, Tx, Ty, Dd, Dh, R):
+    once = B * (Tx * R * Dh + Ty * R * Dd + Ty * Tx * R)
+    per_step = B * Ty * (Tx * R * Dh + R * Dd + Tx * R)
     return once, per_step
 
 
@@ -93,7 +93,7 @@ def main(argv=None):
     p.add_argument("--dim", type=int, default=64, help="state size D of table 1")
     p.add_argument("--lengths", default="64,128,256,512,1024,2048", help="T_x = T_y values of table 1")
     p.add_argument("--state", type=int, default=512, help="D_d = D_h of table 2")
-    p.add_argument("--rank", type=int, default=64, help="k of table 2")
+    p.add_argument("--rank", type=int, default=64, help="R of table 2")
     p.add_argument("--decode-lengths", default="16,32,64,128", help="T_x = T_y values of table 2 (B = 1)")
     p.add_argument("--repeats", type=int, default=7)
     p.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
@@ -132,8 +132,8 @@ def main(argv=None):
     print()
 
     Dd = Dh = args.state
-    k = args.rank
-    print(f"Table 2. Reduced-rank energies in a decoding loop, B = 1, D_d = D_h = {Dd}, k = {k}: "
+    R = args.rank
+    print(f"Table 2. Reduced-rank energies in a decoding loop, B = 1, D_d = D_h = {Dd}, R = {R}: "
           "keys V h_s projected once per sentence or at every target step")
     header = (f"{'T':>6} {'MACs once':>13} {'MACs per step':>15} {'ratio':>6} {'ms once':>9} "
               f"{'ms per step':>12} {'ratio':>6} {'formulas':>9}")
@@ -141,17 +141,17 @@ def main(argv=None):
     print("-" * len(header))
     for T in [int(x) for x in args.decode_lengths.split(",")]:
         dec, enc = torch.randn(1, T, Dd), torch.randn(1, T, Dh)           # (1, Ty, Dd), (1, Tx, Dh)
-        U, V = torch.randn(k, Dd) / Dd**0.5, torch.randn(k, Dh) / Dh**0.5  # (k, Dd), (k, Dh)
+        U, V = torch.randn(R, Dd) / Dd**0.5, torch.randn(R, Dh) / Dh**0.5  # (R, Dd), (R, Dh)
         a, b = energies_project_once(dec, enc, U, V), energies_project_per_step(dec, enc, U, V)
         assert torch.allclose(a, b, atol=1e-4), "the two orders must give the same energies"
         m_once = count_macs(energies_project_once, dec, enc, U, V)
         m_step = count_macs(energies_project_per_step, dec, enc, U, V)
-        ok = (m_once, m_step) == macs_formula(1, T, T, Dd, Dh, k)
+        ok = (m_once, m_step) == macs_formula(1, T, T, Dd, Dh, R)
         t_once = time_call(energies_project_once, dec, enc, U, V, repeats=args.repeats)
         t_step = time_call(energies_project_per_step, dec, enc, U, V, repeats=args.repeats)
         print(f"{T:6d} {m_once:13,d} {m_step:15,d} {m_step / m_once:6.1f} {1e3 * t_once:9.3f} "
               f"{1e3 * t_step:12.3f} {t_step / t_once:6.1f} {'match' if ok else 'DIFFER':>9}")
-    print("MACs once = T_x k D_h + T_y k D_d + T_y T_x k;  per step = T_y (T_x k D_h + k D_d + T_x k).")
+    print("MACs once = T_x R D_h + T_y R D_d + T_y T_x R;  per step = T_y (T_x R D_h + R D_d + T_x R).")
 
 
 if __name__ == "__main__":

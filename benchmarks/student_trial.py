@@ -338,9 +338,9 @@ mistake("ch08", "m4", "ch08_scaled_dot", "scales by sqrt(dec.shape[1]) (Ty, not 
 mistake("ch08", "m5", "ch08_bilinear", "multiplies by W.T instead of W",
         ("energies = (dec @ W) @ enc.transpose(1, 2)", "energies = (dec @ W.T) @ enc.transpose(1, 2)"))
 mistake("ch08", "m6", "ch08_reduced_rank", "forms W = U^T V and uses the bilinear score",
-        ("    queries = dec @ U.T                          # (B, Ty, k): U d_t for every target step\n"
-         "    keys = enc @ V.T                             # (B, Tx, k): V h_s for every source position, once\n"
-         "    energies = queries @ keys.transpose(1, 2)    # (B, Ty, k) @ (B, k, Tx) -> (B, Ty, Tx)",
+        ("    queries = dec @ U.T                          # (B, Ty, R): U d_t for every target step\n"
+         "    keys = enc @ V.T                             # (B, Tx, R): V h_s for every source position, once\n"
+         "    energies = queries @ keys.transpose(1, 2)    # (B, Ty, R) @ (B, R, Tx) -> (B, Ty, Tx)",
          "    energies = dec @ (U.T @ V) @ enc.transpose(1, 2)"))
 mistake("ch08", "m7", "ch08_macs", "the keys of 'once' counted once per batch, not once per sentence",
         ("once = B * (keys + queries + dots)", "once = keys + B * (queries + dots)"))
@@ -352,13 +352,13 @@ variant("ch08", "ok1", "ch08_attend", "attend with -1e9 instead of -inf, context
               "    w = e.softmax(dim=2)\n"
               "    return w, torch.einsum('bts,bsd->btd', w, values)\n"))
 variant("ch08", "ok2", "ch08_macs", "reduced_rank_macs counted with loops",
-        code=("def reduced_rank_macs(B, Tx, Ty, Dd, Dh, k):\n"
+        code=("def reduced_rank_macs(B, Tx, Ty, Dd, Dh, R):\n"
               "    once = per_step = 0\n"
               "    for _ in range(B):\n"
-              "        once += Tx * k * Dh\n"
+              "        once += Tx * R * Dh\n"
               "        for _ in range(Ty):\n"
-              "            once += k * Dd + Tx * k\n"
-              "            per_step += k * Dd + Tx * k * Dh + Tx * k\n"
+              "            once += R * Dd + Tx * R\n"
+              "            per_step += R * Dd + Tx * R * Dh + Tx * R\n"
               "    return once, per_step\n"))
 
 # ------------------------------------------------------------------------------------------------------ ch09

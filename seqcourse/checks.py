@@ -15,7 +15,15 @@ type, which entry, by how much) and, where the wrong value matches a common mist
 - :func:`assert_softmax` -- attention weights: no NaN, rows that sum to 1 over the right axis, zeros where
   the mask is False, in the order that names the cause;
 - :func:`order_mistakes`, :func:`rearrange_blocks` -- the values of every other order of stacked gate blocks,
-  as named mistakes;
+  as named mistakes; :func:`slot_mistakes` -- one slot (a gate's weights, bias or block) taken from another slot;
+  :func:`activation_mistakes` -- one nonlinearity swapped for another (sigmoid, tanh, relu, none);
+  :func:`reduction_mistakes` -- a norm of all parts reduced another way (per part, then sum, mean or max);
+- :func:`assert_configured` -- a layer built with other settings than the docstring's (nonlinearity, bias,
+  num_layers, bidirectional...), named before its values are compared;
+- :func:`term_mistakes` -- a count (multiply-adds, parameters) with one term missing, or counted once per
+  batch instead of once per sentence, or once more per step;
+- :func:`assert_uses_argument` -- a function whose result does not change with one of its arguments ignores it;
+- :func:`list_hint` -- how a list differs from the expected one (reversed, reordered, extra or missing items);
 - :func:`explain_errors` -- errors raised while a cell runs, shown in one line with the student's own line
   (:func:`brief_error`), not as a traceback into PyTorch or the course package;
 - :func:`forbid` -- a ``with`` block in which the named functions and classes raise :class:`ForbiddenCall`
@@ -56,6 +64,8 @@ from torch.autograd import profiler_legacy
 __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
     "assert_equal", "assert_unchanged", "check_input", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
+    "slot_mistakes", "activation_mistakes", "ACTIVATIONS", "reduction_mistakes", "assert_uses_argument", "list_hint",
+    "assert_configured", "layer_settings", "term_mistakes",
     "explain_errors", "brief_error",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
@@ -172,7 +182,8 @@ def _nontrivial(e: torch.Tensor, atol: float) -> bool:
 
 
 def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistakes: dict | None = None,
-             regions: dict | None = None, ratios: dict | None = None) -> str:
+             regions: dict | None = None, ratios: dict | None = None, sizes: dict | None = None,
+             first_wrong: dict | None = None) -> str:
     """The likely cause of ``actual != expected`` in words, or ``""`` when none is recognised.
 
     Tried in order: the named ``mistakes`` (``{description: the value that mistake gives}``); for another
@@ -184,7 +195,10 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     (gates, directions, halves of a concatenation), a reversal along a dimension, a shift by one step, the
     opposite sign, a constant factor, a factor per index along one dimension (a wrong count in a mean);
     finally where the wrong entries are: inside one of the ``regions`` (``{description: bool mask}``,
-    broadcast to the value's shape) or at a few indices of one dimension.
+    broadcast to the value's shape), the first wrong entry (``first_wrong``: ``{flat index: description}``, e.g.
+    the first loss of a training run, before any update) or at a few indices of one dimension.
+    ``sizes`` (``{"D": 5, "Ty": 3}``) names a constant factor that is a size, a square root of one, or their
+    ratio, also for weights that are a softmax of scaled energies (a scale by sqrt(Ty) instead of sqrt(D)).
     """
     a = _as_float64(actual, "actual")
     e = _as_float64(expected, "expected")
@@ -297,7 +311,12 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     if ee > 0 and int((e.abs() > 10 * atol).sum()) >= 2:   # a factor is meaningless for a single number
         c = float((a * e).sum()) / ee
         if abs(c - 1) > 1e-3 and abs(c) > 1e-6 and close(a, c * e):
-            return f"your values are {c:.4g} times the expected ones (a factor missing or extra?)"
+            return f"your values are {c:.4g} times the expected ones{_factor_name(c, sizes, 'a factor missing or extra?')}"
+    scaled = _softmax_scale(a, e, close)
+    if scaled is not None:
+        return (f"your weights are a softmax of the expected energies times {scaled:.4g}"
+                f"{_factor_name(scaled, sizes, 'a scale missing, doubled or of the wrong size?', rel=1e-2)}")
+    if ee > 0 and int((e.abs() > 10 * atol).sum()) >= 2:
         for d in range(n):
             if a.shape[d] < 2:
                 continue
@@ -320,6 +339,10 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
             return f"every wrong entry is in {desc}"
         if bad.any() and bool((bad <= ~m).all()) and bool(m.any()):
             return f"{desc} are right; every wrong entry is elsewhere"
+    if bad.any() and first_wrong:
+        k = int(bad.flatten().nonzero()[0])
+        if k in first_wrong:
+            return first_wrong[k]
     if bad.any() and n:
         parts = []
         for d in range(n):
@@ -334,8 +357,64 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     return ""
 
 
+
+def _factor_name(c: float, sizes: dict | None, fallback: str, rel: float = 1e-3) -> str:
+    """`` (...)`` naming a constant factor ``c`` from the ``sizes`` in play (a size, its square root, a ratio)."""
+    near = lambda x, y: abs(x - y) <= rel * max(abs(x), abs(y))  # noqa: E731
+    for name, v in (sizes or {}).items():
+        v = float(v)
+        if v <= 0 or v == 1:
+            continue
+        for value, text in ((math.sqrt(v), f"sqrt({name}): a division by sqrt({name}) missing?"),
+                            (1 / math.sqrt(v), f"1/sqrt({name}): an extra division by sqrt({name})?"),
+                            (v, f"{name}: {name} times too large (a division by {name} missing, a sum where a mean "
+                                f"is asked, or a multiplication where a division is asked?)"),
+                            (1 / v, f"1/{name}: {name} times too small (an extra division by {name}, or a mean where a "
+                                    f"sum is asked?)")):
+            if near(c, value):
+                return f" = {text.split(':')[0]} ({name}={v:g}):{text.split(':', 1)[1]}"
+    for (x, vx), (y, vy) in itertools.permutations((sizes or {}).items(), 2):
+        vx, vy = float(vx), float(vy)
+        if vx > 0 and vy > 0 and vx != vy:
+            if near(c, math.sqrt(vx / vy)):
+                return (f" = sqrt({x}/{y}) ({x}={vx:g}, {y}={vy:g}): divided by sqrt({y}) where sqrt({x}) is asked "
+                        f"(the scale takes the size {x})?")
+            if near(c, vx / vy):
+                return f" = {x}/{y} ({x}={vx:g}, {y}={vy:g}): divided by {y} where {x} is asked?"
+    return f" ({fallback})"
+
+
+def _softmax_scale(a: torch.Tensor, e: torch.Tensor, close) -> float | None:
+    """``c`` when ``a`` is softmax(c * energies) where ``e`` is softmax(energies) along the last axis (zeros kept where
+    ``e`` has them: masked positions), else None."""
+    if a.dim() < 1 or a.shape[-1] < 2 or not bool(torch.isfinite(a).all() & torch.isfinite(e).all()):
+        return None
+    if bool((a < 0).any() | (e < 0).any()) or not close(e.sum(-1), torch.ones_like(e.sum(-1))):
+        return None
+    pos = (e > 0) & (a > 0)
+    if not bool(((e > 0) == pos).all()):
+        return None
+    le = torch.where(pos, e.clamp_min(1e-300).log(), torch.zeros_like(e))
+    la = torch.where(pos, a.clamp_min(1e-300).log(), torch.zeros_like(a))
+    count = pos.sum(-1, keepdim=True).clamp_min(1)
+    le_c = torch.where(pos, le - le.sum(-1, keepdim=True) / count, torch.zeros_like(le))
+    la_c = torch.where(pos, la - la.sum(-1, keepdim=True) / count, torch.zeros_like(la))
+    den = float((le_c * le_c).sum())
+    if den <= 0:
+        return None
+    c = float((la_c * le_c).sum()) / den
+    if abs(c - 1) < 1e-3 or abs(c) < 1e-6:
+        return None
+    logits = torch.where(pos, c * le, torch.full_like(le, -math.inf))
+    # expected values are often literals rounded to 4 decimals: their logarithms, scaled by c, carry that rounding
+    # error, so the rebuilt weights are compared with a tolerance that grows with c (one fitted number, many entries)
+    rebuilt = torch.where(pos, logits.softmax(-1), torch.zeros_like(a))
+    return c if float((rebuilt - a).abs().max()) <= 1e-3 * max(1.0, abs(c)) else None
+
+
 def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, name: str = "output",
-                 mistakes: dict | None = None, regions: dict | None = None, ratios: dict | None = None) -> None:
+                 mistakes: dict | None = None, regions: dict | None = None, ratios: dict | None = None,
+                 sizes: dict | None = None, first_wrong: dict | None = None) -> None:
     """Fail unless ``actual`` equals ``expected`` (tensors or numbers) within the tolerances.
 
     The shape is checked first. The message names the number of differing entries, the first one, the
@@ -350,6 +429,8 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
         the message says so when every wrong entry lies in one of them.
     ratios:   ``{description: actual / expected}`` for a single number, e.g. a loss averaged over every
         position instead of the real tokens: ``{"divide by every position, the padding included": 6 / 8}``.
+    sizes:    ``{name: size}`` of the sizes in play, to name a wrong constant factor (``sqrt(D/Ty)``).
+    first_wrong: ``{flat index: description}``: what it means when the first wrong entry is at that index.
     """
     e = _as_float64(expected, name)
     if not isinstance(actual, torch.Tensor):
@@ -366,7 +447,8 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
     diff = (a - e).abs()
     bad = _mismatch(a, e, atol, rtol)
     if bad.any() and bad.numel() == 1:
-        why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, regions=regions, ratios=ratios)
+        why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, regions=regions, ratios=ratios, sizes=sizes,
+                       first_wrong=first_wrong)
         raise AssertionError(
             f"{name}: got {a.reshape(()).item():.6g}, expected {e.reshape(()).item():.6g} "
             f"(tolerance atol={atol}, rtol={rtol})" + (f". Likely cause: {why}" if why else ""))
@@ -374,7 +456,8 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
         idx = tuple(int(i) for i in bad.nonzero()[0])
         finite = diff[torch.isfinite(diff)]
         largest = finite.max().item() if finite.numel() else float("inf")
-        why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, regions=regions, ratios=ratios)
+        why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, regions=regions, ratios=ratios, sizes=sizes,
+                       first_wrong=first_wrong)
         raise AssertionError(
             f"{name}: {int(bad.sum())} of {bad.numel()} entries differ; first at index {idx}: "
             f"got {a[idx].item():.6g}, expected {e[idx].item():.6g} "
@@ -499,7 +582,8 @@ def assert_equal(actual, expected, name: str = "output") -> None:
     short = lambda v: (r := repr(v)) if len(r := repr(v)) <= 200 else r[:200] + "..."  # noqa: E731
     detail = f"; first difference at {path}: {got} instead of {want}" if path else (
         f"; {got} instead of {want}" if (got, want) != (repr(actual)[:120], repr(expected)[:120]) else "")
-    raise AssertionError(f"{name}: got {short(actual)}, expected {short(expected)}{detail}")
+    hint = list_hint(actual, expected)
+    raise AssertionError(f"{name}: got {short(actual)}, expected {short(expected)}{detail}" + (f"; {hint}" if hint else ""))
 
 # ------------------------------------------------------------------------- inputs, gradients, weights
 def assert_unchanged(after, before, name: str = "input") -> None:
@@ -610,6 +694,189 @@ def order_mistakes(order: str, value: Callable[[str], Any],
     return out
 
 
+def slot_mistakes(slots: str, value: Callable[[dict], Any], kinds: tuple = ("weights",), names: dict | None = None,
+                  describe: str = "{Slot} uses {source}'s {kind} (a copy-paste slip: {source_key}'s {kind} where "
+                                  "{slot_key}'s is needed)") -> dict:
+    """``{description: value}`` for every slip where ONE slot takes another slot's tensor, for ``assert_close(mistakes=...)``.
+
+    :func:`order_mistakes` covers the permutations; this covers the mappings that are not one: a slot used twice
+    (the input gate computed with the forget gate's ``Wh``), a slot's weight from one block and its bias from
+    another, one block of a stacked product added to the wrong gate.
+    slots: the slot names in their order, e.g. ``"ifgo"``; kinds: the separate tensors of each slot, e.g.
+    ``("Wx", "Wh", "b")`` (each kind is slipped on its own, then all of them together);
+    value: ``value(mapping)`` with ``mapping[kind]`` a string as long as ``slots`` whose j-th letter names the slot
+    whose tensor of that kind is used at slot ``slots[j]`` (``mapping[kind] == slots``: no slip);
+    names: ``{slot: words}``, e.g. ``{"i": "the input gate"}``.
+    """
+    names = names or {}
+    word = lambda k: names.get(k, f"slot {k}")  # noqa: E731
+    out = {}
+    for j, dst in enumerate(slots):
+        for src in slots:
+            if src == dst:
+                continue
+            for kind in (*kinds, " and ".join(kinds)) if len(kinds) > 1 else kinds:
+                mapping = {k: slots for k in kinds}
+                for k in kinds:
+                    if k in kind.split(" and "):
+                        mapping[k] = slots[:j] + src + slots[j + 1:]
+                slot = word(dst)
+                desc = describe.format(Slot=slot[:1].upper() + slot[1:], slot=slot, source=word(src), kind=kind,
+                                       slot_key=dst, source_key=src)
+                out[desc] = value(mapping)
+    return out
+
+
+ACTIVATIONS = {"sigmoid": torch.sigmoid, "tanh": torch.tanh, "relu": torch.relu, "identity": lambda x: x}
+
+
+def activation_mistakes(slots: dict, value: Callable[[dict], Any], names: dict | None = None) -> dict:
+    """``{description: value}`` for every nonlinearity swapped for another, for ``assert_close(mistakes=...)``.
+
+    slots: ``{slot: the activation it takes}`` with activations named as in :data:`ACTIVATIONS` (sigmoid, tanh,
+    relu, identity), e.g. ``{"r": "sigmoid", "z": "sigmoid", "n": "tanh"}``; value: ``value(acts)`` computes the
+    result with ``acts[slot]`` the name of the activation used there (``ACTIVATIONS[name]`` is the function); it
+    may return None where it cannot (e.g. nn.RNN has only tanh and relu). ``value`` may also be a table
+    ``{(slot, activation): value}`` of values computed beforehand (literals in a visible test). names: ``{slot: words}``.
+    """
+    if isinstance(value, dict):
+        table = value
+        value = lambda acts: next((table.get((k, a)) for k, a in acts.items() if a != slots[k]), None)  # noqa: E731
+    out = {}
+    for slot, act in slots.items():
+        for alt in ACTIVATIONS:
+            if alt == act:
+                continue
+            got = value({**slots, slot: alt})
+            if got is None:
+                continue
+            where = (names or {}).get(slot, slot)
+            how = (f"computed without its {act} (no nonlinearity)" if alt == "identity"
+                   else f"computed with {alt} where {act} is asked")
+            out[f"{where[:1].upper() + where[1:]} {how}"] = got
+    return out
+
+
+def reduction_mistakes(parts: list, of: str = "part") -> dict:
+    """``{description: value}`` for a norm of all ``parts`` together reduced another way: each part's norm, then
+    their sum, mean or maximum; the sum of squares without the square root. ``of`` names a part in the message."""
+    norms = torch.stack([torch.linalg.vector_norm(_as_float64(p, of)) for p in parts])
+    whole = "one norm over all the entries together is asked: sqrt of the sum of every squared entry"
+    return {f"take each {of}'s norm and add them up ({whole})": norms.sum(),
+            f"take each {of}'s norm and average them ({whole})": norms.mean(),
+            f"take the largest norm of one {of} ({whole})": norms.max(),
+            "forget the square root (the sum of squares is not the norm)": (norms ** 2).sum()}
+
+
+def assert_uses_argument(results: dict, argument: str, call: str = "your function", *, atol: float = 1e-6) -> None:
+    """Fail when a function gives the same result for different values of one argument: it ignores it.
+
+    results: ``{argument value: what the call returned with it}``, for two or more values that must give
+    different results (e.g. two learning rates after a few steps of training).
+    """
+    items = list(results.items())
+    if len(items) < 2:
+        return
+
+    def same(x, y):
+        try:
+            tx, ty = _as_float64(x, "result"), _as_float64(y, "result")
+        except (AssertionError, TypeError, ValueError, RuntimeError):
+            try:
+                return bool(x == y)
+            except Exception:  # noqa: BLE001 - values that cannot be compared (lists of tensors): not the same
+                return False
+        return _shape(tx) == _shape(ty) and _close(tx, ty, atol, 0.0)
+
+    if not all(same(items[0][1], r) for _, r in items[1:]):
+        return
+    shown = " and ".join(f"{argument}={v!r}" for v, _ in items)
+    raise AssertionError(f"{call} gives the same result for {shown}: it ignores its {argument} argument (a value "
+                         f"written in its place, a default or a global used instead of {argument}?)")
+
+
+def layer_settings(module, *keys: str) -> dict:
+    """``{key: module.key}`` as plain data (for :func:`assert_configured`), e.g. ``layer_settings(model.rnn)``:
+    the settings of PyTorch's recurrent layers by default."""
+    keys = keys or ("nonlinearity", "bias", "num_layers", "bidirectional", "batch_first")
+    out = {}
+    for key in keys:
+        value = getattr(module, key, None)
+        out[key] = value if isinstance(value, (str, bool, int, float, type(None))) else repr(value)
+    out["type"] = type(module).__name__
+    return out
+
+
+def assert_configured(settings: dict, name: str, **want) -> None:
+    """Fail when a layer the student builds has another setting than the docstring asks, e.g.
+    ``assert_configured(layer_settings(model.rnn), "self.rnn", nonlinearity="tanh", bias=True, num_layers=1)``:
+    the message names the setting, so that a wrong option is not reported as "the values differ".
+    settings: plain data ``{setting: value}`` (see :func:`layer_settings`)."""
+    if not isinstance(settings, dict):
+        raise AssertionError(f"{name}: expected the settings of a layer, got {_what(settings)}")
+    for key, value in want.items():
+        got = settings.get(key)
+        if got != value:
+            raise AssertionError(f"{name} is built with {key}={got!r}, but the docstring asks for {key}={value!r} "
+                                 f"(pass {key}={value!r} to {settings.get('type', 'the layer')}, or leave it out where "
+                                 "it is the default)")
+
+
+def term_mistakes(terms: dict, factors: dict) -> dict:
+    """``{description: value}`` for a total ``sum(terms.values())`` where ONE term is counted wrongly: left out,
+    or ``factors[name]`` times too often or too rarely (e.g. once per batch instead of once per sentence: ``B``
+    times too rarely), or where the whole count is off by one of the factors, for ``assert_close(mistakes=...)``
+    on counts. terms: ``{words: the term's value in the total}``; factors: ``{name: value}`` of the sizes a term
+    is multiplied by (B, Ty, Tx...). Slips that give the same count are named together."""
+    total = sum(terms.values())
+    per = lambda name: "sentence (of the B)" if name == "B" else f"{name}"  # noqa: E731
+    out = {}
+    for term, value in terms.items():
+        out[f"leave out {term} ({value} of the {total})"] = total - value
+        for name, f in factors.items():
+            if f in (0, 1):
+                continue
+            out[f"count {term} {name}={f} times too often ({value * f} instead of {value}: multiplied by {name} "
+                f"where it is not)"] = total - value + value * f
+            if value % f == 0:
+                out[f"count {term} {name}={f} times too rarely ({value // f} instead of {value}: counted once where "
+                    f"it is needed once per {per(name)})"] = total - value + value // f
+    for name, f in factors.items():
+        if f not in (0, 1):
+            out[f"count everything {name}={f} times too often (multiplied by {name} once too many)"] = total * f
+            if total % f == 0:
+                out[f"count everything {name}={f} times too rarely (the count for one {per(name)}: multiply by "
+                    f"{name})"] = total // f
+    by_value: dict = {}
+    for desc, value in out.items():   # two slips that give the same count are named together
+        by_value.setdefault(value, []).append(desc)
+    return {", or ".join(descs): value for value, descs in by_value.items() if value != total}
+
+def list_hint(got, want, count: str | None = None) -> str:
+    """How list ``got`` differs from ``want`` as a whole (reversed, reordered, extra or missing items), or "".
+    ``count`` names what sets the expected length, e.g. ``"beam_size=3"``."""
+    if not isinstance(got, (list, tuple)) or not isinstance(want, (list, tuple)) or list(got) == list(want):
+        return ""
+    key = lambda v: repr(v)  # noqa: E731
+    g, w = sorted(map(key, got)), sorted(map(key, want))
+    if g == w:
+        if list(got) == list(want)[::-1]:
+            return "the same items in reverse order (sorted the wrong way round? best first is asked)"
+        return "the same items in another order (the order is part of the answer: check how you sort them)"
+    rest = list(map(key, got))
+    if len(got) > len(want) and all(rest.count(x) >= w.count(x) for x in set(w)):
+        return (f"{len(got)} items where {len(want)} are expected; the expected ones are among yours: "
+                + (f"keep only {count}" if count else "keep only those asked"))
+    if len(got) < len(want) and all(w.count(x) >= rest.count(x) for x in set(rest)):
+        return f"only {len(got)} of the {len(want)} expected items (stopped too early, or some dropped?)"
+    if len(got) == len(want) > 1 and len(set(rest)) == 1 and len(set(map(key, want))) > 1:
+        which = next((i for i, x in enumerate(map(key, want)) if x == rest[0]), None)
+        return ("every item is the same" + (f", item {which}'s" if which is not None else "") + ": one value used "
+                "for every row of the batch (an argmax or max without dim=, an index that is not per row, or one "
+                "row broadcast over the others?)")
+    return ""
+
+
 def rearrange_blocks(stacked: torch.Tensor, order: str, read_as: str, dim: int = 0) -> torch.Tensor:
     """The blocks of ``stacked`` (stacked along ``dim`` in ``order``) rearranged so that code which reads them
     correctly gets what code reading them as ``read_as`` would get: block k of the result is the block that
@@ -626,7 +893,8 @@ def check_input(module: torch.nn.Module, caller: str, parts: list, sizes: dict |
     parts: ``[(name, symbol, size), ...]``: the input's features are these parts concatenated, e.g.
     ``[("weighted_encoder", "De", 6), ("embedded", "E", 3)]``. sizes: ``{description: size}`` of other axes
     (``{"Tx, the number of source positions": 5}``): when one part, the others being right, has one of these
-    sizes, the message says so (reduced over the wrong axis?). Returns the hook's handle (``.remove()``)."""
+    sizes, the message says so (reduced over the wrong axis?; a description ``"what -- why"`` gives its own
+    reason). Returns the hook's handle (``.remove()``)."""
     want = sum(int(s) for _, _, s in parts)
 
     def hook(_module, args, kwargs):
@@ -647,9 +915,10 @@ def check_input(module: torch.nn.Module, caller: str, parts: list, sizes: dict |
             for name, symbol, size in parts:
                 mine = int(x.shape[-1]) - (want - int(size))
                 named = [d for d, s in (sizes or {}).items() if int(s) == mine and mine != int(size)]
-                if named:
+                if named:   # a description "what -- why" gives its own reason
+                    what, _, why = named[0].partition(" -- ")
                     msg += (f": if the other parts are right, your {name} has {mine} features, the size of "
-                            f"{named[0]}, instead of {symbol} = {size} (summed or averaged over the wrong axis?)")
+                            f"{what}, instead of {symbol} = {size} ({why or 'summed or averaged over the wrong axis?'})")
                     break
         raise AssertionError(msg)
 

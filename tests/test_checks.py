@@ -542,3 +542,48 @@ def test_cat_where_stack_was_needed_is_named():
     _fails(r"stack where cat was needed", assert_shape, torch.zeros(2, 2, 5), (4, 5), "h_n")
     x = torch.randn(2, 3, 5)
     _fails(r"right in memory order but the shape is wrong: one axis fewer", assert_close, x.reshape(6, 5), x)
+
+
+def test_round3_classes_are_named():
+    """Issue 22, round 3: the classes the second trial found without a cause, as generic diagnoses."""
+    # one slot from another slot (not a permutation): every kind on its own, then all of them
+    slips = checks.slot_mistakes("ab", lambda m: m, kinds=("W", "b"), names={"a": "gate a", "b": "gate b"})
+    assert {"W": "bb", "b": "ab"} in slips.values() and {"W": "aa", "b": "aa"} in slips.values()
+    assert any(k.startswith("Gate a uses gate b's W ") for k in slips)
+    # a nonlinearity swapped, from a function or from a table of values
+    acts = checks.activation_mistakes({"r": "sigmoid"}, lambda a: a["r"], names={"r": "the reset gate"})
+    assert acts == {"The reset gate computed with tanh where sigmoid is asked": "tanh",
+                    "The reset gate computed with relu where sigmoid is asked": "relu",
+                    "The reset gate computed without its sigmoid (no nonlinearity)": "identity"}
+    table = checks.activation_mistakes({"r": "sigmoid", "n": "tanh"}, {("n", "relu"): 3.0})
+    assert table == {"N computed with relu where tanh is asked": 3.0}
+    # norms reduced another way, counts with one term wrong
+    red = checks.reduction_mistakes([torch.tensor([3.0, 4.0]), torch.tensor([12.0])])
+    _fails(r"take each part's norm and add them up", assert_close, 17.0, 13.0, mistakes=red)
+    terms = checks.term_mistakes({"the keys": 120, "the queries": 48, "the dots": 60}, {"B": 2})
+    _fails(r"count the keys B=2 times too rarely \(60 instead of 120.*or leave out the dots", assert_close, 168, 228,
+           atol=0, rtol=0, mistakes=terms)
+    _fails(r"count everything B=2 times too rarely", assert_close, 114, 228, atol=0, rtol=0, mistakes=terms)
+    # an argument ignored; a layer's settings
+    _fails(r"f\(\) gives the same result for lr=0.1 and lr=0.5: it ignores its lr argument",
+           checks.assert_uses_argument, {0.1: [1.0, 2.0], 0.5: [1.0, 2.0]}, "lr", "f()")
+    checks.assert_uses_argument({0.1: [1.0, 2.0], 0.5: [1.0, 2.5]}, "lr", "f()")
+    _fails(r"self.rnn is built with nonlinearity='relu', but the docstring asks for nonlinearity='tanh'",
+           checks.assert_configured, checks.layer_settings(nn.RNN(2, 3, nonlinearity="relu")), "self.rnn",
+           nonlinearity="tanh")
+    # lists: reversed, extra items
+    _fails(r"the same items in reverse order", checks.assert_equal, [3, 2, 1], [1, 2, 3])
+    assert "keep only beam_size=2" in checks.list_hint([[1], [2], [3]], [[1], [3]], count="beam_size=2")
+    assert "every item is the same, item 0's: one value used for every row" in checks.list_hint([[6, 7]] * 3, [[6, 7], [9], [4]])
+    # a softmax of scaled energies, named from the sizes in play; a plain factor named as a size
+    s = torch.randn(2, 3, 4, generator=torch.Generator().manual_seed(0))
+    want, got = (s / math.sqrt(5)).softmax(-1), (s / math.sqrt(3)).softmax(-1)
+    _fails(r"softmax of the expected energies times 1.291 = sqrt\(D/Ty\) \(D=5, Ty=3\): divided by sqrt\(Ty\) where "
+           r"sqrt\(D\)", assert_close, got, want, sizes={"D": 5, "Ty": 3})
+    _fails(r"4 times the expected ones = T \(T=4\)", assert_close, 4 * torch.arange(1.0, 4.0), torch.arange(1.0, 4.0),
+           sizes={"T": 4})
+    # the first wrong entry of a sequence (a training run's first loss)
+    _fails(r"Likely cause: FIRST", assert_close, torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.5, 2.5, 3.5]),
+           first_wrong={0: "FIRST", 1: "SECOND"})
+    _fails(r"Likely cause: SECOND", assert_close, torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 2.5, 3.5]),
+           first_wrong={0: "FIRST", 1: "SECOND"})
