@@ -134,10 +134,10 @@ variant("ch03", "V2", "ch03_lstm_layer", "lstm_layer over x.unbind(1), states re
               "    return torch.stack(hs, 1), (h[None], c[None])\n"))
 
 # ------------------------------------------------------------------------------------------------------ ch04
-mistake("ch04", "M1", "ch04_gru_cell_textbook", "the candidate's product without the transpose: (r * h) @ W_hh",
-        ("(r * h) @ W_hh.T", "(r * h) @ W_hh"))
-mistake("ch04", "M2", "ch04_gru_cell_textbook", "the candidate's bias b_h left out",
-        ("(r * h) @ W_hh.T + b_h)", "(r * h) @ W_hh.T)"))
+mistake("ch04", "M1", "ch04_gru_cell_textbook", "the candidate's product without the transpose: (r * h) @ W_nh",
+        ("(r * h) @ W_nh.T", "(r * h) @ W_nh"))
+mistake("ch04", "M2", "ch04_gru_cell_textbook", "the candidate's bias b_n left out",
+        ("(r * h) @ W_nh.T + b_n)", "(r * h) @ W_nh.T)"))
 mistake("ch04", "M3", "ch04_gru_cell_pytorch", "bias_hh forgotten: gh = h @ weight_hh.T",
         ("gh = h @ weight_hh.T + bias_hh", "gh = h @ weight_hh.T"))
 mistake("ch04", "M4", "ch04_gru_cell_pytorch", "in-place update that writes into the argument h (out = h; out *= z; ...)",
@@ -300,8 +300,8 @@ mistake("ch08", "M4", "ch08_bilinear", "the encoder states not transposed: (dec 
         ("energies = (dec @ W) @ enc.transpose(1, 2)", "energies = (dec @ W) @ enc"))
 mistake("ch08", "M5", "ch08_reduced_rank", "the contexts average the keys V h_s: attend(energies, keys, mask)",
         ("return attend(energies, enc, mask)", "return attend(energies, keys, mask)"))
-mistake("ch08", "M6", "ch08_macs", "per_step counts ONE key per step (k * Dh) instead of Tx keys",
-        ("per_step = B * (Ty * keys + queries + dots)", "per_step = B * (Ty * k * Dh + queries + dots)"))
+mistake("ch08", "M6", "ch08_macs", "per_step counts ONE key per step (R * Dh) instead of Tx keys",
+        ("per_step = B * (Ty * keys + queries + dots)", "per_step = B * (Ty * R * Dh + queries + dots)"))
 variant("ch08", "V1", "ch08_attend", "attend in float64 with torch.where, cast back",
         code=("def attend(energies, values, mask):\n"
               "    minus_inf = torch.tensor(float('-inf'), dtype=torch.float64)\n"
@@ -310,7 +310,7 @@ variant("ch08", "V1", "ch08_attend", "attend in float64 with torch.where, cast b
               "    contexts = weights @ values.double()\n"
               "    return weights.to(energies.dtype), contexts.to(values.dtype)\n"))
 variant("ch08", "V2", "ch08_macs", "per_step written as once + the keys of the Ty - 1 other steps",
-        ("per_step = B * (Ty * keys + queries + dots)", "per_step = once + B * (Ty - 1) * Tx * k * Dh"))
+        ("per_step = B * (Ty * keys + queries + dots)", "per_step = once + B * (Ty - 1) * Tx * R * Dh"))
 
 # ------------------------------------------------------------------------------------------------------ ch09
 mistake("ch09", "M1", "ch09_encode", "copy-paste slip: c_0 projected with W_h instead of W_c",
