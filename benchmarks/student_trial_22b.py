@@ -343,7 +343,66 @@ CASES = M + OK
 # N  not at all: only that a result differs (or a generic hint that does not apply);
 # M  misleading: it names a wrong cause, or blames code that is right.
 # "-": no visible test fails. Filled in after reading student_view.json / the records.
-VERDICTS: dict[str, tuple[str, str]] = {}
+VERDICTS: dict[str, tuple[str, str]] = {
+    "ch01-M1": ("P", "an extra dimension of size 1: index it with [0]"),
+    "ch01-M2": ("P", "axes 0 and 1 merged: a flatten/reshape too many"),
+    "ch01-M3": ("N", "the values differ; nothing about batch_first"),
+    "ch01-M4": ("P", "at the decoder call: the decoder expects 3 features, tgt has 8 (its input size is wrong)"),
+    "ch01-M5": ("P", "must be a Python float, got a 0-dim tensor (.item())"),
+    "ch01-M6": ("M", "shown at train_step's cross_entropy line (part 5, correct); the cause, y not indexed in fit, is "
+                     "not named (the record even files it as a hidden failure)"),
+    "ch02-M1": ("P", "matmul error at the student's line: a .T missing"),
+    "ch02-M2": ("M", "shown at rnn_cell's line (part 1, correct) with 'a .T missing or one too many, or the wrong "
+                     "matrix?'; the cause is rnn_layer's zero state of size D (the record files it as hidden)"),
+    "ch02-M3": ("P", "axes merged: cat where stack was needed"),
+    "ch02-M4": ("P", "dimension 0 off by one (4 instead of 5)"),
+    "ch02-M5": ("P", "must be a torch.Tensor, got a list"),
+    "ch02-M6": ("P", "at the student's line: g is None (p.grad may be None)"),
+    "ch03-M1": ("N", "c differs; a candidate squashed twice is not recognised"),
+    "ch03-M2": ("P", "the forget gate computed with the input gate's b (copy-paste slip)"),
+    "ch03-M3": ("P", "wrote into its argument c_prev (in place)"),
+    "ch03-M4": ("P", "chunk dimension 0"),
+    "ch03-M5": ("P", "at the student's line: the biases are None (a cell without biases)"),
+    "ch03-M6": ("P", "a dimension of size 1 is missing (unsqueeze it)"),
+    "ch04-M1": ("N", "the whole output differs; a missing transpose of the square W_nh is not recognised"),
+    "ch04-M2": ("N", "the whole output differs; a missing bias is not recognised"),
+    "ch04-M3": ("N", "the whole output differs; a missing bias_hh is not recognised"),
+    "ch04-M4": ("P", "wrote into its argument h (in place)"),
+    "ch04-M5": ("Pa", "names the failing case ('rnn', 640 expected, 1920 got), not why"),
+    "ch04-M6": ("Pa", "names the failing case (2-layer bidirectional LSTM), not why"),
+    "ch05-M1": ("Pa", "at the student's line, 'tuple index out of range': x has no dimension 2; no hint"),
+    "ch05-M2": ("Pa", "c_n of the padded sequence differs (h_n passes), nothing about masking c"),
+    "ch05-M3": ("Pa", "c_n differs only in the backward direction; not why"),
+    "ch05-M4": ("P", "at the student's line: slice indices must be integers (H is a float)"),
+    "ch05-M5": ("P", "each row off by its own factor: divided by the wrong count"),
+    "ch05-M6": ("P", "an extra dimension of size 1 in h_n (index it with [0])"),
+    "ch06-M1": ("M", "says the ties are 'in the order of the data'; the student sorted them in reverse alphabetical "
+                     "order (it does say alphabetical order is wanted)"),
+    "ch06-M2": ("P", "must be a Python int, got a str"),
+    "ch06-M3": ("P", "at the student's line: index 5 out of bounds for size 5 (off by one)"),
+    "ch06-M4": ("P", "at the student's line: the cell's input got 4 features, expected 3 (arguments swapped)"),
+    "ch06-M5": ("Pa", "step 1 passes, step 2 differs: locates the state carried between steps, not said"),
+    "ch06-M6": ("Pa", "every row stopped early; not why"),
+    "ch07-M1": ("N", "c differs; a missing forget-gate term is not recognised"),
+    "ch07-M2": ("P", "matmul error at the student's line: 'or the wrong matrix?'"),
+    "ch07-M3": ("N", "hidden differs; the two halves given to fc in the wrong order are not recognised"),
+    "ch07-M4": ("P", "at the student's line: mask is None (does the docstring allow mask=None?)"),
+    "ch07-M5": ("M", "'set their energies to -inf before the softmax' points at the attention (correct); the cause is "
+                     "the decoder calling it without the mask"),
+    "ch07-M6": ("P", "the tokens keep a trailing <eos> (2), the test name says 'without its <eos>'"),
+    "ch08-M1": ("P", "the weights do not sum to 1 (is it a softmax?)"),
+    "ch08-M2": ("P", "wrote into its argument energies (masked_fill_)"),
+    "ch08-M3": ("P", "a softmax of the expected energies times 0.2236: a scale of the wrong size"),
+    "ch08-M4": ("Pa", "bmm size error at the student's line; no hint that enc needs a transpose"),
+    "ch08-M5": ("P", "the contexts must average h_s, not V h_s (the name says it)"),
+    "ch08-M6": ("P", "the keys counted Tx times too rarely"),
+    "ch09-M1": ("Pa", "d0 passes, c0 = W_c [...] differs: locates c0, not the W_h slip"),
+    "ch09-M2": ("Pa", "d_1, c_1, alpha_1 pass, o_1 differs: locates o_1, not which input"),
+    "ch09-M3": ("P", "alpha does not sum to 1 (is it a softmax?)"),
+    "ch09-M4": ("P", "dimension 1 off by one (3 instead of 4)"),
+    "ch09-M5": ("N", "the loss differs slightly (1.7486 vs 1.7385); nothing about label smoothing"),
+    "ch09-M6": ("P", "the hypothesis keeps a trailing <eos> (2)"),
+}
 
 # The same mistakes graded BEFORE the message work merged for the trial (main at d3e5d23, the worktree's base), judged
 # by the same rule from the Jupyter runs (--root /tmp/student_trial_22b_pre); for the comparison in the report.
@@ -500,11 +559,15 @@ def table(results: dict, views: dict) -> str:
                 continue
             caught, first, jup = seen(case, results, views)
             rec = _clean(r["first_detail"])
-            core = re.sub(r"^(\w+Error )?\(line \d+\): |^line \d+: ", "", rec)
-            if not r["visible_ok"] and core and core in jup:
-                same = "yes" + (" (Jupyter adds the student's line)" if "at your line" in jup else "")
-            elif r["visible_ok"] and caught:
+            core = re.sub(r"^(\w+ )?\(line \d+\): |^line \d+: ", "", rec)
+            core = re.sub(r" \[the check, re-evaluated: .*\]$", "", core)
+            jup_core = re.sub(r"^\w+: ", "", re.sub(r"\(Cell In\[\d+\], line", "(line", jup))
+            if r["visible_ok"] and caught:
                 same = "**no: the record calls the failure hidden; Jupyter shows it**"
+            elif core and core == jup_core:
+                same = "yes"
+            elif core and jup_core.startswith(core):
+                same = f"yes; Jupyter adds \"{jup_core[len(core):].strip()[:90]}\""
             elif r["first_test"] == first:
                 same = "same test, other text"
             else:
