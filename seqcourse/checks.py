@@ -65,7 +65,7 @@ __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
     "assert_equal", "assert_unchanged", "check_input", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
     "slot_mistakes", "activation_mistakes", "ACTIVATIONS", "reduction_mistakes", "assert_uses_argument", "list_hint",
-    "assert_configured", "layer_settings", "term_mistakes",
+    "assert_configured", "layer_settings", "term_mistakes", "results_when", "transpose_blocks",
     "explain_errors", "brief_error",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
@@ -183,7 +183,8 @@ def _nontrivial(e: torch.Tensor, atol: float) -> bool:
 
 def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistakes: dict | None = None,
              regions: dict | None = None, ratios: dict | None = None, sizes: dict | None = None,
-             first_wrong: dict | None = None) -> str:
+             first_wrong: dict | None = None, unchanged_when: dict | None = None,
+             inverse: dict | None = None) -> str:
     """The likely cause of ``actual != expected`` in words, or ``""`` when none is recognised.
 
     Tried in order: the named ``mistakes`` (``{description: the value that mistake gives}``); for another
@@ -199,6 +200,10 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     the first loss of a training run, before any update) or at a few indices of one dimension.
     ``sizes`` (``{"D": 5, "Ty": 3}``) names a constant factor that is a size, a square root of one, or their
     ratio, also for weights that are a softmax of scaled energies (a scale by sqrt(Ty) instead of sqrt(D)).
+    ``unchanged_when`` (``{"b_n is zero": value}``): what the student's own function gives when one input is
+    changed; ``actual`` equal to one (and ``expected`` not) means that input is not used. ``inverse``
+    (``{"W_nh is transposed: use W_nh.T ...": value}``): the student's function on a transformed input; equal to
+    ``expected`` means the student's code applies the inverse transform.
     """
     a = _as_float64(actual, "actual")
     e = _as_float64(expected, "expected")
@@ -211,6 +216,20 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
             continue
         if close(a, alt):
             return f"your values are what you get if you {desc}" if not desc[:1].isupper() else f"{desc}"
+    for desc, alt in (unchanged_when or {}).items():
+        try:
+            alt = _as_float64(alt, desc)
+        except AssertionError:
+            continue
+        if alt.shape == a.shape and close(a, alt) and not (alt.shape == e.shape and close(e, alt)):
+            return f"your result does not change when {desc}: that input is not used (a term left out?)"
+    for desc, alt in (inverse or {}).items():
+        try:
+            alt = _as_float64(alt, desc)
+        except AssertionError:
+            continue
+        if alt.shape == e.shape and close(alt, e) and not (a.shape == e.shape and close(a, e)):
+            return f"your function gives the expected result when {desc}"
 
     if a.shape != e.shape:
         if a.numel() == e.numel() and a.dim() == e.dim() and a.dim() <= 5:
@@ -414,7 +433,8 @@ def _softmax_scale(a: torch.Tensor, e: torch.Tensor, close) -> float | None:
 
 def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, name: str = "output",
                  mistakes: dict | None = None, regions: dict | None = None, ratios: dict | None = None,
-                 sizes: dict | None = None, first_wrong: dict | None = None) -> None:
+                 sizes: dict | None = None, first_wrong: dict | None = None, unchanged_when: dict | None = None,
+                 inverse: dict | None = None) -> None:
     """Fail unless ``actual`` equals ``expected`` (tensors or numbers) within the tolerances.
 
     The shape is checked first. The message names the number of differing entries, the first one, the
@@ -431,6 +451,14 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
         position instead of the real tokens: ``{"divide by every position, the padding included": 6 / 8}``.
     sizes:    ``{name: size}`` of the sizes in play, to name a wrong constant factor (``sqrt(D/Ty)``).
     first_wrong: ``{flat index: description}``: what it means when the first wrong entry is at that index.
+    unchanged_when: ``{description: value}`` -- what the student's OWN function gives when one input is changed
+        (computed in the test by calling it again, e.g. with ``c_prev`` replaced by other numbers); when
+        ``actual`` equals one (and ``expected`` does not), "your result does not change when <description>: that
+        input is not used (a term left out?)".
+    inverse:  ``{description: value}`` -- the student's OWN function on a transformed input (a square weight
+        transposed, two halves swapped); when that value equals ``expected``, the student's code applies the
+        inverse transform: "your function gives the expected result when <description>".
+    Every argument is plain data (tensors, numbers, strings, dicts of them): the class grader re-evaluates it.
     """
     e = _as_float64(expected, name)
     if not isinstance(actual, torch.Tensor):
@@ -438,7 +466,7 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
             raise AssertionError(f"{name}: expected a tensor or number, got {_what(actual)}")
     a = _as_float64(actual, name)
     if a.shape != e.shape:
-        why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes)
+        why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, inverse=inverse)
         raise AssertionError(f"{name}: expected shape {_shape(e)}, got {_shape(a)}" + (f"; {why}" if why else ""))
     if torch.isnan(a).any() and not torch.isnan(e).any():
         raise AssertionError(f"{name}: contains NaN (at index {tuple(torch.isnan(a).nonzero()[0].tolist())}); NaN "
@@ -448,7 +476,7 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
     bad = _mismatch(a, e, atol, rtol)
     if bad.any() and bad.numel() == 1:
         why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, regions=regions, ratios=ratios, sizes=sizes,
-                       first_wrong=first_wrong)
+                       first_wrong=first_wrong, unchanged_when=unchanged_when, inverse=inverse)
         raise AssertionError(
             f"{name}: got {a.reshape(()).item():.6g}, expected {e.reshape(()).item():.6g} "
             f"(tolerance atol={atol}, rtol={rtol})" + (f". Likely cause: {why}" if why else ""))
@@ -457,7 +485,7 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
         finite = diff[torch.isfinite(diff)]
         largest = finite.max().item() if finite.numel() else float("inf")
         why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, regions=regions, ratios=ratios, sizes=sizes,
-                       first_wrong=first_wrong)
+                       first_wrong=first_wrong, unchanged_when=unchanged_when, inverse=inverse)
         raise AssertionError(
             f"{name}: {int(bad.sum())} of {bad.numel()} entries differ; first at index {idx}: "
             f"got {a[idx].item():.6g}, expected {e[idx].item():.6g} "
@@ -877,6 +905,30 @@ def list_hint(got, want, count: str | None = None) -> str:
     return ""
 
 
+def results_when(fn: Callable, cases: dict) -> dict:
+    """``{description: fn(*args)}`` for each ``{description: args}`` (no gradients; a case whose call raises is left
+    out). In a visible test, ``fn`` is the student's OWN function and ``args`` its inputs with one of them changed
+    or transformed: the values for :func:`assert_close`'s ``unchanged_when`` and ``inverse`` (plain data), with no
+    reference code in sight."""
+    out = {}
+    for desc, args in cases.items():
+        try:
+            with torch.no_grad():
+                out[desc] = fn(*args)
+        except Exception:  # noqa: BLE001 - a case the student's code cannot run is no evidence either way
+            continue
+    return out
+
+
+def transpose_blocks(stacked: torch.Tensor, k: int, which=None) -> torch.Tensor:
+    """``stacked`` (k*H, H): k square blocks stacked along dimension 0, with the blocks ``which`` (indices; all by
+    default) transposed: the weight on which code that forgets a ``.T`` gives the right result."""
+    blocks = list(stacked.detach().chunk(k, dim=0))
+    for j in (range(k) if which is None else which):
+        blocks[j] = blocks[j].T
+    return torch.cat(blocks, dim=0)
+
+
 def rearrange_blocks(stacked: torch.Tensor, order: str, read_as: str, dim: int = 0) -> torch.Tensor:
     """The blocks of ``stacked`` (stacked along ``dim`` in ``order``) rearranged so that code which reads them
     correctly gets what code reading them as ``read_as`` would get: block k of the result is the block that
@@ -1249,6 +1301,59 @@ def _cell_label(shell, filename: str) -> str | None:
     return f"Cell {name[1]}" if name else None
 
 
+def _argument_shapes(frame) -> str:
+    """``x (16, 3), y (512,)``: the arguments a frame's function received, read with plain type checks only (a
+    tensor's shape, else the type's name; ``self`` left out): nothing of the student's runs while it is read."""
+    code = frame.f_code
+    count = code.co_argcount + code.co_kwonlyargcount
+    names = list(code.co_varnames[:count])
+    if code.co_flags & 0x04:                                  # *args
+        names.append(code.co_varnames[count])
+    parts = []
+    for name in names:
+        if name == "self" or name not in frame.f_locals:
+            continue
+        v = frame.f_locals[name]
+        if isinstance(v, torch.Tensor):
+            parts.append(f"{name} {tuple(v.shape)}")
+        elif type(v) in (int, float, bool, str) or v is None:
+            parts.append(f"{name} {v!r}" if len(repr(v)) <= 20 else f"{name} ({type(v).__name__})")
+        else:
+            parts.append(f"{name} ({type(v).__name__})")
+    return ", ".join(parts)
+
+
+def _caller_of(mine: list, tb, shell) -> tuple[str, str]:
+    """When the error comes from a function of the student's (``mine[-1]``) that another function of the student's
+    called, ``(', called from your line "..." (Cell In[12], line 9, in fit)', 'train_step received x (16, 3), ...:
+    ...')``, else ``("", "")``: the inner part may be right and the outer one call it with wrong arguments."""
+    import traceback
+
+    inner = mine[-1]
+    if inner.name.startswith("<"):                            # a generator expression or lambda of the same function
+        return "", ""
+    first = len(mine) - 1
+    while first > 0 and (mine[first - 1].filename, mine[first - 1].name) == (inner.filename, inner.name):
+        first -= 1                                            # a recursion: its outermost call
+    if first == 0:
+        return "", ""
+    call = mine[first - 1]
+    frame = None
+    for fr, lineno in traceback.walk_tb(tb):
+        if fr.f_code.co_filename == inner.filename and fr.f_code.co_name == inner.name:
+            frame = fr
+            break
+    try:
+        shapes = _argument_shapes(frame) if frame is not None else ""
+    except Exception:  # noqa: BLE001 - a hint never hides the error
+        shapes = ""
+    where = (f', called from your line "{(call.line or "").strip()}" ({_cell_label(shell, call.filename)}, line '
+             f"{call.lineno}, in {call.name})")
+    received = (f"{inner.name} received {shapes}: " if shapes else "") + (
+        f"if {inner.name} passed its own test, check what {call.name} passes to it")
+    return where, received
+
+
 def brief_error(value: BaseException, tb, shell=None) -> str:
     """One line for an exception raised while a notebook cell ran: its type and message, where it was raised in
     the notebook (the line of YOUR code when it came from a function of another cell: never a frame inside
@@ -1274,9 +1379,12 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
     here = f"{_cell_label(shell, outer.filename)}, line {outer.lineno}"
+    caller, received = _caller_of(mine, tb, shell) if mine else ("", "")
     if mine:
         where = (f'at your line "{(deepest.line or "").strip()}" ({_cell_label(shell, deepest.filename)}, line '
-                 f"{deepest.lineno}, in {deepest.name})")
+                 f"{deepest.lineno}, in {deepest.name}){caller}")
+        if received:
+            msg = f"{msg} -- {received}"
     elif isinstance(value, AssertionError):   # a check of this cell (or of a helper it defines) failed
         where = ""
     elif deepest is not outer:

@@ -535,6 +535,62 @@ def test_error_hints_use_the_shapes_on_the_students_line():
         InteractiveShell.clear_instance()
 
 
+def test_an_error_in_an_earlier_part_names_the_later_part_that_called_it():
+    """Trial 22b ch01-M6, ch02-M2 (misleading): an error raised inside a correct earlier function because a later
+    one called it with wrong arguments names the call site too, with the shapes the inner function received."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from seqcourse.checks import brief_error
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import torch\nimport torch.nn.functional as F\nfrom seqcourse.checks import explain_errors\n"
+                       "explain_errors()\n", store_history=True)
+        shell.run_cell("def step(logits, y):\n    return F.cross_entropy(logits, y)\n", store_history=True)
+        shell.run_cell("def fit(x, y):\n    idx = torch.arange(4)\n    return step(x[idx], y)\n"
+                       "def cell(x_t, h_prev, W_hh):\n    return torch.tanh(h_prev @ W_hh.T + x_t)\n"
+                       "def layer(x, W_hh):\n    h = x.new_zeros(x.shape[0], x.shape[1])\n"
+                       "    return cell(x, h, W_hh)\n"
+                       "def norms(grads):\n    return sum((g ** 2).sum() for g in grads)\n", store_history=True)
+
+        def message(code):
+            exc = shell.run_cell(code, store_history=True).error_in_exec
+            assert exc is not None
+            return brief_error(exc, exc.__traceback__, shell)
+
+        text = message("fit(torch.ones(10, 3), torch.zeros(10, dtype=torch.long))")
+        assert 'at your line "return F.cross_entropy(logits, y)"' in text and "in step)" in text, text
+        assert 'called from your line "return step(x[idx], y)"' in text and "in fit)" in text, text
+        assert "step received logits (4, 3), y (10,)" in text and "check what fit passes to it" in text, text
+        text = message("layer(torch.ones(2, 3), torch.ones(4, 4))")          # another part, another argument
+        assert 'called from your line "return cell(x, h, W_hh)"' in text, text
+        assert "cell received x_t (2, 3), h_prev (2, 3), W_hh (4, 4)" in text, text
+        text = message("norms([torch.ones(2), None])")     # a generator expression is the same function: no caller
+        assert "called from" not in text and "received" not in text, text
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_an_input_not_used_and_an_inverse_transform_are_named():
+    """Trial 22b ch04-M2, ch04-M3, ch07-M1 (a term left out) and ch04-M1 (a square weight without its .T): the
+    student's own function on changed inputs names the input it ignores or the transform it undoes."""
+    W, b = torch.randn(4, 4), torch.randn(4)
+    h = torch.randn(2, 4)
+    right = lambda h, W, b: torch.tanh(h @ W.T + b)   # noqa: E731
+    no_bias = lambda h, W, b: torch.tanh(h @ W.T)     # noqa: E731
+    no_t = lambda h, W, b: torch.tanh(h @ W + b)      # noqa: E731
+    for student, cause in ((no_bias, r"does not change when b is replaced by other numbers: that input is not used"),
+                           (no_t, r"expected result when W is transposed: use W.T")):
+        when = checks.results_when(student, {"b is replaced by other numbers": (h, W, b + 1)})
+        inverse = checks.results_when(student, {"W is transposed: use W.T": (h, W.T, b)})
+        _fails(cause, assert_close, student(h, W, b), right(h, W, b), unchanged_when=when, inverse=inverse)
+    # the right function: its values equal the expected ones, nothing fires; a value that does not fit is ignored
+    assert_close(right(h, W, b), right(h, W, b), unchanged_when={"b changes": right(h, W, b)}, inverse={"x": 1})
+    assert checks.results_when(lambda x: x.foo, {"broken": (1,)}) == {}
+    stacked = torch.arange(8.0).reshape(2, 2, 2).reshape(4, 2)
+    assert torch.equal(checks.transpose_blocks(stacked, 2, which=[1]), torch.tensor([[0., 1], [2, 3], [4, 6], [5, 7]]))
+
+
 def test_cat_where_stack_was_needed_is_named():
     """Trial 22 ch05-m4: h_n joined with cat instead of stack: one axis fewer, two axes merged."""
     _fails(r"one axis fewer: your axis 0 \(size 4\) holds the expected axes 0 and 1 \(2 x 2\) merged: torch.cat",
