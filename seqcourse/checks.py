@@ -63,9 +63,9 @@ from torch.autograd import profiler_legacy
 
 __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
-    "assert_equal", "assert_unchanged", "check_input", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
+    "assert_equal", "assert_unchanged", "check_input", "check_passes", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
     "slot_mistakes", "activation_mistakes", "ACTIVATIONS", "reduction_mistakes", "assert_uses_argument", "list_hint",
-    "assert_configured", "layer_settings", "term_mistakes", "results_when", "transpose_blocks",
+    "assert_configured", "layer_settings", "term_mistakes", "results_when", "transpose_blocks", "with_settings", "setting_fixes",
     "explain_errors", "brief_error",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
@@ -920,6 +920,46 @@ def results_when(fn: Callable, cases: dict) -> dict:
     return out
 
 
+def with_settings(module: torch.nn.Module, layer: str, **settings) -> torch.nn.Module:
+    """A deep copy of ``module`` whose sub-layer ``layer`` (a name for ``get_submodule``) has the attributes
+    ``settings``, e.g. ``with_settings(model, "rnn", batch_first=True)``: the student's own model with one layer
+    setting changed, to compute an ``inverse`` value for :func:`assert_close` (a setting the docstring asks for,
+    left out, where another correct answer may build the layer otherwise)."""
+    import copy
+
+    other = copy.deepcopy(module)
+    target = other.get_submodule(layer)
+    for key, value in settings.items():
+        setattr(target, key, value)
+    return other
+
+
+def setting_fixes(model: torch.nn.Module, call: Callable, layers: tuple, **want) -> dict:
+    """``{"self.<layer> is built with key=value ...": call(the model with that setting)}`` for each of the
+    ``layers`` (names of sub-layers) whose setting differs from ``want`` (each layer alone, then all of them
+    together): the student's OWN model with the setting the docstring asks for, as :func:`assert_close`'s
+    ``inverse`` values, e.g. ``setting_fixes(model, lambda m: m(x), ("rnn",), batch_first=True)``. Unlike
+    :func:`assert_configured`, it names the setting only when the values are wrong (another correct answer may
+    build the layer otherwise, e.g. time first with the input transposed)."""
+    cases, wrong = {}, []
+    for layer in layers:
+        target = model.get_submodule(layer)
+        diff = {k: v for k, v in want.items() if getattr(target, k, v) != v}
+        if diff:
+            wrong.append((layer, diff))
+            said = ", ".join(f"{k}={v!r}" for k, v in diff.items())
+            cases[f"self.{layer} is built with {said}: pass {said} to {type(target).__name__} (the docstring asks "
+                  "for it)"] = (with_settings(model, layer, **diff),)
+    if len(wrong) > 1:
+        both = model
+        for layer, diff in wrong:
+            both = with_settings(both, layer, **diff)
+        said = " and ".join(f"self.{layer} with " + ", ".join(f"{k}={v!r}" for k, v in diff.items())
+                            for layer, diff in wrong)
+        cases[f"{said}: pass them to the layers (the docstring asks for them)"] = (both,)
+    return results_when(call, cases)
+
+
 def transpose_blocks(stacked: torch.Tensor, k: int, which=None) -> torch.Tensor:
     """``stacked`` (k*H, H): k square blocks stacked along dimension 0, with the blocks ``which`` (indices; all by
     default) transposed: the weight on which code that forgets a ``.T`` gives the right result."""
@@ -973,6 +1013,27 @@ def check_input(module: torch.nn.Module, caller: str, parts: list, sizes: dict |
                             f"{what}, instead of {symbol} = {size} ({why or 'summed or averaged over the wrong axis?'})")
                     break
         raise AssertionError(msg)
+
+    return module.register_forward_pre_hook(hook, with_kwargs=True)
+
+
+def check_passes(module: torch.nn.Module, caller: str, argument: str, why: str = ""):
+    """Check, where it is made, that ``caller`` (a later part) passes ``argument`` on to ``module`` (an earlier
+    part's layer), e.g. ``check_passes(dec.attention, "AttnDecoderRNN", "mask")``: a later part that calls a correct
+    earlier part without an optional argument (``mask=None``) is named in the later part, not reported as the
+    earlier part's rule broken ("masked positions must get weight 0"). Register it only where the test gives
+    the caller that argument. ``why``: what the argument does, said in the message. Returns the hook's handle."""
+    def hook(_module, args, kwargs):
+        try:
+            bound = inspect.signature(_module.forward).bind(*args, **kwargs)
+        except TypeError:          # a call that does not fit: the layer raises its own error
+            return None
+        if bound.arguments.get(argument) is None:
+            raise AssertionError(
+                f"{caller} calls its {type(_module).__name__} without {argument} ({argument} is None inside it, "
+                f"although {caller} was given one): pass {argument} on to it"
+                + (f" ({why})" if why else ""))
+        return None
 
     return module.register_forward_pre_hook(hook, with_kwargs=True)
 

@@ -591,6 +591,53 @@ def test_an_input_not_used_and_an_inverse_transform_are_named():
     assert torch.equal(checks.transpose_blocks(stacked, 2, which=[1]), torch.tensor([[0., 1], [2, 3], [4, 6], [5, 7]]))
 
 
+def test_a_layer_setting_and_an_argument_not_passed_on_are_named():
+    """Trial 22b ch01-M3 (an RNN without batch_first: named only when the values are wrong, since a time-first
+    RNN fed the transposed input is right) and ch07-M5 (a decoder that does not pass mask to its attention)."""
+    class Seq(nn.Module):
+        def __init__(self, batch_first, transpose=False):
+            super().__init__()
+            self.rnn, self.transpose = nn.RNN(3, 4, batch_first=batch_first), transpose
+
+        def forward(self, x):
+            return self.rnn(x.transpose(0, 1))[0].transpose(0, 1) if self.transpose else self.rnn(x)[0]
+
+    torch.manual_seed(0)
+    right, x = Seq(True), torch.randn(2, 5, 3)
+    wrong, other = Seq(False), Seq(False, transpose=True)
+    wrong.load_state_dict(right.state_dict()), other.load_state_dict(right.state_dict())
+    assert checks.setting_fixes(right, lambda m: m(x), ("rnn",), batch_first=True) == {}
+    fixes = checks.setting_fixes(wrong, lambda m: m(x), ("rnn",), batch_first=True)
+    _fails(r"expected result when self.rnn is built with batch_first=True: pass batch_first=True to RNN",
+           assert_close, wrong(x), right(x), inverse=fixes)
+    assert_close(other(x), right(x), inverse=checks.setting_fixes(other, lambda m: m(x), ("rnn",), batch_first=True))
+    assert wrong.rnn.batch_first is False            # the student's model itself is not changed
+
+    class Attend(nn.Module):
+        def forward(self, h, enc, mask=None):
+            return h if mask is None else h * 2
+
+    class Dec(nn.Module):
+        def __init__(self, passes):
+            super().__init__()
+            self.attention, self.passes = Attend(), passes
+
+        def forward(self, h, enc, mask=None):
+            return self.attention(h, enc, mask=mask) if self.passes == "keyword" else (
+                self.attention(h, enc, mask) if self.passes else self.attention(h, enc))
+
+    for passes in ("keyword", True):
+        dec = Dec(passes)
+        checks.check_passes(dec.attention, "Dec", "mask")
+        dec(torch.ones(1), torch.ones(1), torch.ones(1))
+    dec = Dec(False)
+    handle = checks.check_passes(dec.attention, "Dec", "mask", "it masks only what it is told")
+    _fails(r"Dec calls its Attend without mask \(mask is None inside it, although Dec was given one\): pass mask on "
+           r"to it \(it masks only what it is told\)", dec, torch.ones(1), torch.ones(1), torch.ones(1))
+    handle.remove()
+    dec(torch.ones(1), torch.ones(1))
+
+
 def test_cat_where_stack_was_needed_is_named():
     """Trial 22 ch05-m4: h_n joined with cat instead of stack: one axis fewer, two axes merged."""
     _fails(r"one axis fewer: your axis 0 \(size 4\) holds the expected axes 0 and 1 \(2 x 2\) merged: torch.cat",
