@@ -181,6 +181,15 @@ def _nontrivial(e: torch.Tensor, atol: float) -> bool:
     return e.numel() > 0 and bool((e.abs() > 10 * atol).any())
 
 
+def _tensors(values: dict | None):
+    """``(description, float64 tensor)`` for each entry of ``values`` that is a tensor or number (others skipped)."""
+    for desc, value in (values or {}).items():
+        try:
+            yield desc, _as_float64(value, desc)
+        except AssertionError:
+            continue
+
+
 def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistakes: dict | None = None,
              regions: dict | None = None, ratios: dict | None = None, sizes: dict | None = None,
              first_wrong: dict | None = None, unchanged_when: dict | None = None,
@@ -209,26 +218,15 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     e = _as_float64(expected, "expected")
     close = lambda x, y: _close(x, y, atol, rtol)  # noqa: E731
 
-    for desc, alt in (mistakes or {}).items():
-        try:
-            alt = _as_float64(alt, desc)
-        except AssertionError:
-            continue
+    for desc, alt in _tensors(mistakes):
         if close(a, alt):
             return f"your values are what you get if you {desc}" if not desc[:1].isupper() else f"{desc}"
-    for desc, alt in (unchanged_when or {}).items():
-        try:
-            alt = _as_float64(alt, desc)
-        except AssertionError:
-            continue
-        if alt.shape == a.shape and close(a, alt) and not (alt.shape == e.shape and close(e, alt)):
+    same = lambda x, y: x.shape == y.shape and close(x, y)  # noqa: E731
+    for desc, alt in _tensors(unchanged_when):
+        if same(a, alt) and not same(e, alt):
             return f"your result does not change when {desc}: that input is not used (a term left out?)"
-    for desc, alt in (inverse or {}).items():
-        try:
-            alt = _as_float64(alt, desc)
-        except AssertionError:
-            continue
-        if alt.shape == e.shape and close(alt, e) and not (a.shape == e.shape and close(a, e)):
+    for desc, alt in _tensors(inverse):
+        if same(alt, e) and not same(a, e):
             return f"your function gives the expected result when {desc}"
 
     if a.shape != e.shape:

@@ -1,6 +1,7 @@
 """Unit tests of seqcourse.checks: messages, diagnoses, exact types, forbidden calls, costs, reference parts."""
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import textwrap
@@ -484,12 +485,19 @@ def test_brief_errors_show_the_students_line_in_one_line():
         InteractiveShell.clear_instance()
 
 
+def _brief_message(shell, code):
+    """What explain_errors shows for the error that ``code``, run as a new cell of ``shell``, raises."""
+    from seqcourse.checks import brief_error
+
+    exc = shell.run_cell(code, store_history=True).error_in_exec
+    assert exc is not None
+    return brief_error(exc, exc.__traceback__, shell)
+
+
 def test_error_hints_use_the_shapes_on_the_students_line():
     """Trial 22: the hint of a PyTorch error names the tensors of the student's line, their shapes and the axis
     (ch02-m1, ch05-m6, ch08-m1 broadcast; ch04-m1, ch04-m3, ch07-m1 unpack; ch05-m5 indexing giving (B, B, H))."""
     from IPython.core.interactiveshell import InteractiveShell
-
-    from seqcourse.checks import brief_error
 
     shell = InteractiveShell.instance()
     try:
@@ -512,11 +520,7 @@ def test_error_hints_use_the_shapes_on_the_students_line():
             "    backward_first = outputs[:, 0, H:]\n"
             "    return torch.cat([forward_last, backward_first], dim=-1)\n", store_history=True)
 
-        def message(code):
-            exc = shell.run_cell(code, store_history=True).error_in_exec
-            assert exc is not None
-            return brief_error(exc, exc.__traceback__, shell)
-
+        message = functools.partial(_brief_message, shell)
         text = message("masked_fill_wrong(torch.zeros(2, 3, 4), torch.ones(2, 4, dtype=torch.bool))")
         assert "~mask[:, :, None] has shape (2, 4, 1)" in text and "energies has shape (2, 3, 4)" in text, text
         assert "[..., None] to act on" not in text
@@ -540,8 +544,6 @@ def test_an_error_in_an_earlier_part_names_the_later_part_that_called_it():
     one called it with wrong arguments names the call site too, with the shapes the inner function received."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    from seqcourse.checks import brief_error
-
     shell = InteractiveShell.instance()
     try:
         shell.run_cell("import torch\nimport torch.nn.functional as F\nfrom seqcourse.checks import explain_errors\n"
@@ -553,11 +555,7 @@ def test_an_error_in_an_earlier_part_names_the_later_part_that_called_it():
                        "    return cell(x, h, W_hh)\n"
                        "def norms(grads):\n    return sum((g ** 2).sum() for g in grads)\n", store_history=True)
 
-        def message(code):
-            exc = shell.run_cell(code, store_history=True).error_in_exec
-            assert exc is not None
-            return brief_error(exc, exc.__traceback__, shell)
-
+        message = functools.partial(_brief_message, shell)
         text = message("fit(torch.ones(10, 3), torch.zeros(10, dtype=torch.long))")
         assert 'at your line "return F.cross_entropy(logits, y)"' in text and "in step)" in text, text
         assert 'called from your line "return step(x[idx], y)"' in text and "in fit)" in text, text
