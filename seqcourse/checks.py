@@ -222,9 +222,12 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
         if close(a, alt):
             return f"your values are what you get if you {desc}" if not desc[:1].isupper() else f"{desc}"
     same = lambda x, y: x.shape == y.shape and close(x, y)  # noqa: E731
-    for desc, alt in _tensors(unchanged_when):
-        if same(a, alt) and not same(e, alt):
-            return f"your result does not change when {desc}: that input is not used (a term left out?)"
+    unused = [desc for desc, alt in _tensors(unchanged_when) if same(a, alt) and not same(e, alt)]
+    if unused:
+        more = f" (and {len(unused) - 3} more)" if len(unused) > 3 else ""
+        return (f"your result does not change when {', nor when '.join(unused[:3])}{more}: "
+                + ("that input is not used (a term left out?)" if len(unused) == 1
+                   else "those inputs are not used (a term left out?)"))
     for desc, alt in _tensors(inverse):
         if same(alt, e) and not same(a, e):
             return f"your function gives the expected result when {desc}"
@@ -452,7 +455,8 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
     unchanged_when: ``{description: value}`` -- what the student's OWN function gives when one input is changed
         (computed in the test by calling it again, e.g. with ``c_prev`` replaced by other numbers); when
         ``actual`` equals one (and ``expected`` does not), "your result does not change when <description>: that
-        input is not used (a term left out?)".
+        input is not used (a term left out?)". Give only inputs that the checked value depends on (an LSTM's c
+        does not depend on the output gate's bias): nothing here can tell.
     inverse:  ``{description: value}`` -- the student's OWN function on a transformed input (a square weight
         transposed, two halves swapped); when that value equals ``expected``, the student's code applies the
         inverse transform: "your function gives the expected result when <description>".
