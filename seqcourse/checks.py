@@ -1408,12 +1408,14 @@ def _caller_of(mine: list, tb, shell) -> tuple[str, str]:
             break
     try:
         shapes = _argument_shapes(frame) if frame is not None else ""
+        owner = frame.f_locals.get("self") if frame is not None else None
     except Exception:  # noqa: BLE001 - a hint never hides the error
-        shapes = ""
+        shapes, owner = "", None
+    name = f"{type(owner).__name__}.{inner.name}" if owner is not None else inner.name   # a method: its class
     where = (f', called from your line "{(call.line or "").strip()}" ({_cell_label(shell, call.filename)}, line '
              f"{call.lineno}, in {call.name})")
-    received = (f"{inner.name} received {shapes}: " if shapes else "") + (
-        f"if {inner.name} passed its own test, check what {call.name} passes to it")
+    received = (f"{name} received {shapes}: " if shapes else "") + (
+        f"if {name} passed its own test, check what {call.name} passes to it")
     return where, received
 
 
