@@ -345,7 +345,14 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
             den = (e * e).sum(dim=dims, keepdim=True)
             factor = torch.where(den > 0, num / den.clamp_min(1e-300), torch.ones_like(den))
             if close(a, factor * e) and not bool(((factor - 1).abs() < 1e-3).all()):
-                shown = ", ".join(f"{v:.3g}" for v in factor.flatten()[:6].tolist())
+                flat = factor.flatten()
+                zero, one = flat.abs() < 1e-3, (flat - 1).abs() < 1e-3
+                if bool((zero | one).all()):   # some slices are zero, the others right: nothing was divided
+                    where = ", ".join(str(i) for i in zero.nonzero().flatten()[:6].tolist())
+                    return (f"the slices at index {where} along dimension {d} are all zero where values are "
+                            f"expected, the others are right: something set to zero (a state reset or masked to "
+                            f"zero where it should be kept)?")
+                shown = ", ".join(f"{v:.3g}" for v in flat[:6].tolist())
                 return (f"each slice along dimension {d} is off by its own factor ({shown}): divided by the "
                         f"wrong count (e.g. the padded length instead of each sequence's length)?")
 

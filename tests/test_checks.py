@@ -65,6 +65,7 @@ def test_assert_close_keeps_the_old_behaviour():
     (lambda e: torch.cat([torch.zeros_like(e[:, :1]), e[:, :-1]], dim=1), r"shifted by one step along dimension 1: your "
                                                                            r"index t\+1 holds the expected index t"),
     (lambda e: e * torch.tensor([1.0, 0.5, 2.0]).reshape(3, 1, 1), r"each slice along dimension 0 is off by its own factor"),
+    (lambda e: e * torch.tensor([1.0, 0.0, 1.0]).reshape(3, 1, 1), r"slices at index 1 along dimension 0 are all zero"),
 ])
 def test_diagnosis_of_common_mistakes(mistake, cause):
     torch.manual_seed(0)
