@@ -55,15 +55,21 @@ class Case:
     correct: bool = False          # a correct variant: must keep full marks
 
 
-M, OK = [], []
+def registry():
+    """``(mistakes, variants, mistake, variant)``: two empty lists of cases and the two functions that add to them
+    (``mistake(assignment, name, cell, what, *edits)``, ``variant(..., code=None)``); each trial script keeps its own."""
+    mistakes, variants = [], []
+
+    def mistake(assignment, name, cell, what, *edits):
+        mistakes.append(Case(assignment, f"{assignment}-{name}", cell, what, list(edits)))
+
+    def variant(assignment, name, cell, what, *edits, code=None):
+        variants.append(Case(assignment, f"{assignment}-{name}", cell, what, list(edits), code=code, correct=True))
+
+    return mistakes, variants, mistake, variant
 
 
-def mistake(assignment, name, cell, what, *edits):
-    M.append(Case(assignment, f"{assignment}-{name}", cell, what, list(edits)))
-
-
-def variant(assignment, name, cell, what, *edits, code=None):
-    OK.append(Case(assignment, f"{assignment}-{name}", cell, what, list(edits), code=code, correct=True))
+M, OK, mistake, variant = registry()
 
 
 # ------------------------------------------------------------------------------------------------------ ch01
@@ -612,6 +618,31 @@ def student_view(assignment: str, root: Path, only=None) -> dict:
     return out
 
 
+def one_line(msg: str) -> str:
+    """A message on one line, without the cell reference Jupyter adds."""
+    return re.sub(r" \[this cell: Cell In\[\d+\], line \d+\]$", "", " ".join(msg.split()))
+
+
+def view_assignments(assignments, root: Path, only: list) -> dict:
+    """Build and run the submissions of each assignment in Jupyter (:func:`student_view`), only the students in
+    ``only`` when it is not empty; the views are added to ``root/student_view.json`` after each assignment and
+    returned."""
+    view_file = root / "student_view.json"
+    views = json.loads(view_file.read_text()) if view_file.exists() else {}
+    for a in assignments:
+        wanted = [s for s in only if s.startswith(a + "-")] if only else None
+        if only and not wanted:
+            continue
+        vr = root / "view" / a
+        if vr.exists():
+            shutil.rmtree(vr)
+        build(a, vr)
+        views.update(student_view(a, vr, wanted))
+        root.mkdir(parents=True, exist_ok=True)
+        view_file.write_text(json.dumps(views, indent=1))
+    return views
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("assignments", nargs="*", default=sorted({c.assignment for c in CASES}))
@@ -637,15 +668,7 @@ def main(argv=None):
         print(record_vs_jupyter(results, views))
         return
     if args.student_view:
-        view_file = root / "student_view.json"
-        views = json.loads(view_file.read_text()) if view_file.exists() else {}
-        for a in args.assignments:
-            vr = root / "view" / a
-            if vr.exists():
-                shutil.rmtree(vr)
-            build(a, vr)
-            views.update(student_view(a, vr, [x for x in args.students.split(",") if x]))
-            view_file.write_text(json.dumps(views, indent=1))
+        view_assignments(args.assignments, root, [x for x in args.students.split(",") if x])
         return
     for a in args.assignments:
         ar = root / a

@@ -28,15 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import student_trial as st  # noqa: E402  (the previous trial's machinery; its own cases are not used)
 
-M, OK = [], []
-
-
-def mistake(assignment, name, cell, what, *edits):
-    M.append(st.Case(assignment, f"{assignment}-{name}", cell, what, list(edits)))
-
-
-def variant(assignment, name, cell, what, *edits, code=None):
-    OK.append(st.Case(assignment, f"{assignment}-{name}", cell, what, list(edits), code=code, correct=True))
+M, OK, mistake, variant = st.registry()
 
 
 # ------------------------------------------------------------------------------------------------------ ch01
@@ -441,18 +433,7 @@ def main(argv=None):
         print(table(results, views))
         return
     if args.student_view:
-        view_file = root / "student_view.json"
-        views = json.loads(view_file.read_text()) if view_file.exists() else {}
-        for a in args.assignments:
-            wanted = [s for s in only if s.startswith(a + "-")] if only else None
-            if only and not wanted:
-                continue
-            vr = root / "view" / a
-            if vr.exists():
-                shutil.rmtree(vr)
-            st.build(a, vr)
-            views.update(st.student_view(a, vr, wanted))
-            view_file.write_text(json.dumps(views, indent=1))
+        st.view_assignments(args.assignments, root, only)
         return
     for a in args.assignments:
         ar = root / a
@@ -480,20 +461,15 @@ def main(argv=None):
         results_file.write_text(json.dumps(results, indent=1))
 
 
-def _clean(msg: str) -> str:
-    """A message on one line, without the cell reference Jupyter adds."""
-    return re.sub(r" \[this cell: Cell In\[\d+\], line \d+\]$", "", " ".join(msg.split()))
-
-
 def seen(case, results: dict, views: dict):
     """(caught, first test, message): what the student sees in Jupyter when the submission was run there (the
     first test cell that fails), else the class grader's record (the first failing visible test and its detail)."""
     view = views.get(case.name)
     if view is not None:
         first = next((t for t in st.test_order(case.assignment) if view.get(t)), None)
-        return first is not None, first, _clean(view.get(first, "")) if first else ""
+        return first is not None, first, st.one_line(view.get(first, "")) if first else ""
     r = results[case.name]
-    return not r["visible_ok"], r["first_test"], _clean(r["first_detail"])
+    return not r["visible_ok"], r["first_test"], st.one_line(r["first_detail"])
 
 
 def table(results: dict, views: dict) -> str:
@@ -558,7 +534,7 @@ def table(results: dict, views: dict) -> str:
             if case.name not in views or not r:
                 continue
             caught, first, jup = seen(case, results, views)
-            rec = _clean(r["first_detail"])
+            rec = st.one_line(r["first_detail"])
             core = re.sub(r"^(\w+ )?\(line \d+\): |^line \d+: ", "", rec)
             core = re.sub(r" \[the check, re-evaluated: .*\]$", "", core)
             jup_core = re.sub(r"^\w+: ", "", re.sub(r"\(Cell In\[\d+\], line", "(line", jup))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import sys
 from pathlib import Path
@@ -27,15 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import student_trial as st  # noqa: E402  (the previous trial's machinery; its own cases are not used)
 
-M, OK = [], []
-
-
-def mistake(assignment, name, cell, what, *edits):
-    M.append(st.Case(assignment, f"{assignment}-{name}", cell, what, list(edits)))
-
-
-def variant(assignment, name, cell, what, *edits, code=None):
-    OK.append(st.Case(assignment, f"{assignment}-{name}", cell, what, list(edits), code=code, correct=True))
+M, OK, mistake, variant = st.registry()
 
 
 # ------------------------------------------------------------------------------------------------------ ch03
@@ -147,22 +138,7 @@ def main(argv=None):
             root.mkdir(parents=True, exist_ok=True)
             scores_file.write_text(json.dumps(scores, indent=1))
         return
-    for a in args.assignments:
-        wanted = [s for s in only if s.startswith(a + "-")] if only else None
-        if only and not wanted:
-            continue
-        vr = root / "view" / a
-        if vr.exists():
-            shutil.rmtree(vr)
-        st.build(a, vr)
-        views.update(st.student_view(a, vr, wanted))
-        root.mkdir(parents=True, exist_ok=True)
-        view_file.write_text(json.dumps(views, indent=1))
-
-
-def _clean(msg: str) -> str:
-    """A message on one line, without the cell reference Jupyter adds."""
-    return re.sub(r" \[this cell: Cell In\[\d+\], line \d+\]$", "", " ".join(msg.split()))
+    st.view_assignments(args.assignments, root, only)
 
 
 def table(views: dict) -> str:
@@ -178,7 +154,7 @@ def table(views: dict) -> str:
             rows.append(f"| {case.name} | {case.cell} | {case.what} | not run | | |")
             continue
         first = next((t for t in st.test_order(case.assignment) if view.get(t)), None)
-        msg = _clean(view.get(first, "")) if first else ""
+        msg = st.one_line(view.get(first, "")) if first else ""
         verdict, note = VERDICTS.get(case.name, ("?", ""))
         count[verdict] += 1
         short = msg[:260].replace("|", "\\|") + ("..." if len(msg) > 260 else "")
