@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -384,7 +385,62 @@ CASES = M + OK
 #   N  not at all: nothing in it leads to the cause (a bare PyTorch error far from it, a generic mismatch);
 #   M  misleading: it names a wrong cause, or blames code that is right.
 # "-": no visible test fails. Filled in after reading student_view.json.
-VERDICTS: dict[str, tuple[str, str]] = {}
+VERDICTS: dict[str, tuple[str, str]] = {
+    "ch01-M1": ("Pa", "the right line (inputs[0] = x) with PyTorch's size error; not that [0] indexes the batch"),
+    "ch01-M2": ("Pa", "values of ManyToManySync(x) differ; no cause"),
+    "ch01-M3": ("Pa", "shape (B, C) for (B, Ty, C): the time axis is missing; not which line or why"),
+    "ch01-M4": ("Pa", "a size error at the (right) forward line; 'the wrong matrix?' among its guesses; the cause is the head's size in __init__"),
+    "ch01-M5": ("P", "return the loss measured after the update"),
+    "ch01-M6": ("P", "the update differs: 'Adam with the lr argument' first in a list of three"),
+    "ch02-M1": ("Pa", "values of rnn_cell differ; no cause (the bias added twice)"),
+    "ch02-M2": ("Pa", "rnn_layer passes h_prev (5, 4) with x_t (2, 3): the state has the wrong batch size; not why"),
+    "ch02-M3": ("P", "the `if h0` line: the truth value of a tensor is ambiguous"),
+    "ch02-M4": ("Pa", "only norms[0] is wrong: the starting gradient; not what is wrong with it"),
+    "ch02-M5": ("Pa", "norms differ; no cause"),
+    "ch02-M6": ("Pa", "the total norm differs (13.89 vs 13); no cause"),
+    "ch03-M1": ("P", "b['i'] is not used: the input gate left out of c"),
+    "ch03-M2": ("Pa", "c differs; not that h and c are returned in the wrong order"),
+    "ch03-M3": ("M", "Wh['i'] is (2, 3) instead of (2, 2): called 'off by one'; the cause is weight_ih for weight_hh (D = 3, H = 2)"),
+    "ch03-M4": ("P", "4 blocks of the stacked rows: chunk dimension 0"),
+    "ch03-M5": ("P", "the cell call at the student's line takes 2-3 arguments, 4 given"),
+    "ch03-M6": ("Pa", "c_n differs; not that it is h_n"),
+    "ch04-M1": ("Pa", "the result does not depend on b_z (true: z cancels); leads to z, whose line is right, not to the interpolation"),
+    "ch04-M2": ("P", "b_r is not used: the reset gate left out"),
+    "ch04-M3": ("Pa", "values of gru_cell_pytorch differ; no cause"),
+    "ch04-M4": ("Pa", "values of gru_cell_pytorch differ; no cause"),
+    "ch04-M5": ("Pa", "count for ('lstm', 10, 20) differs; no cause"),
+    "ch04-M6": ("Pa", "count for ('lstm', 10, 20) is 640 (the RNN's); no cause"),
+    "ch05-M1": ("P", "at the student's line: L - 1 (3,) against t (5,), broadcasting from the right"),
+    "ch05-M2": ("P", "an in-place write changed a tensor autograd needs: compute a new tensor"),
+    "ch05-M3": ("Pa", "only the backward half (features 5..) is wrong; not why"),
+    "ch05-M4": ("M", "shape (6, 2) for (3, 4): 'a reshape/view where a transpose was needed?'; the cause is cat along dim 0"),
+    "ch05-M5": ("Pa", "the stack's outputs differ; no cause (one module shared)"),
+    "ch05-M6": ("Pa", "logits differ; no cause (final states for the masked mean)"),
+    "ch06-M1": ("P", "sorted alphabetically only: most frequent first, then alphabetical"),
+    "ch06-M2": ("-", ""),
+    "ch06-M3": ("Pa", "the token lists shown, extra tokens after the first <eos>; not named"),
+    "ch06-M4": ("P", "an extra dimension of size 1: index it with [0]"),
+    "ch06-M5": ("P", "the GRU cell's input_size: got 3, expected 4 (the cell built with the wrong input size)"),
+    "ch06-M6": ("Pa", "the loss differs (3.81 vs 3.50); no cause"),
+    "ch07-M1": ("Pa", "c differs; no cause"),
+    "ch07-M2": ("Pa", "the right cell's stack has 5 steps, not 6 (at the cat line); not why"),
+    "ch07-M3": ("Pa", "the token lists shown (transposed); not named"),
+    "ch07-M4": ("Pa", "scores (2, 5) against the mask (2, 6) at the (right) masked_fill line; not why"),
+    "ch07-M5": ("P", "predict from the previous state d_(t-1) instead of the new one"),
+    "ch07-M6": ("Pa", "log_probs differ; no cause (log_softmax over the batch)"),
+    "ch08-M1": ("Pa", "contexts are 0.25 times the expected (1/Tx); not 'a mean instead of a sum'"),
+    "ch08-M2": ("Pa", "the student's line with a broadcast error; its examples (masks, states) do not apply"),
+    "ch08-M3": ("P", "sqrt() wants a tensor, not an int, at the student's line"),
+    "ch08-M4": ("M", "contexts (2, 3, 6) for (2, 3, 5): called 'off by one'; the cause is the keys (Dd) used as values (Dh)"),
+    "ch08-M5": ("-", ""),
+    "ch08-M6": ("M", "'count the dot products B=2 times too rarely'; the factor is R (B = R = 2 in the test)"),
+    "ch09-M1": ("Pa", "IndexError 'index out of range in self' at the tgt_embed(src) line; not what is wrong"),
+    "ch09-M2": ("Pa", "d_1 differs; no cause (the old state read back)"),
+    "ch09-M3": ("P", "dropout should act on tilde d_t (it acts on u_t)"),
+    "ch09-M4": ("Pa", "logits differ with the stand-ins; no cause (zero initial state)"),
+    "ch09-M5": ("Pa", "PyTorch's 'Expected target size [2, 6], got [2, 4]' at the student's line; not that cross_entropy wants (N, V)"),
+    "ch09-M6": ("Pa", "only 1 of 2 hypotheses ('stopped too early, or some dropped?'); not that the live ones must be finished at max_len"),
+}
 
 
 # ------------------------------------------------------------------------------------------------------ running
@@ -400,6 +456,8 @@ def records(root: Path, views: dict) -> dict:
     """One record per case: the class grader's score and first failing visible test, and what Jupyter shows."""
     scores_file = root / "scores.json"
     scores = json.loads(scores_file.read_text()) if scores_file.exists() else {}
+    conf_file = root / "confirm.json"
+    conf = json.loads(conf_file.read_text()) if conf_file.exists() else {}
     out = {}
     for case in CASES:
         first, msg = first_view(case, views)
@@ -410,7 +468,7 @@ def records(root: Path, views: dict) -> dict:
                           "visible_ok_record": s.get("visible_ok"), "record_first_test": s.get("first_test"),
                           "record_first_detail": s.get("first_detail"), "failed": s.get("failed"),
                           "jupyter_first_test": first, "jupyter_message": msg,
-                          "jupyter_all": views.get(case.name),
+                          "jupyter_all": views.get(case.name), "confirm": conf.get(case.name),
                           "verdict": None if case.correct else verdict, "verdict_note": None if case.correct else note}
     for name, s in scores.items():
         if name.endswith("-reference"):
@@ -426,6 +484,8 @@ def main(argv=None):
     ap.add_argument("--students", default="", help="comma-separated submissions (default: all)")
     ap.add_argument("--table", action="store_true", help="print the report's tables")
     ap.add_argument("--save", default="", help="write the per-case records (json) to this file")
+    ap.add_argument("--confirm", action="store_true",
+                    help="run the graded submissions of --students in Jupyter as a student does (demo cells too)")
     ap.add_argument("--grade", action="store_true", help="grade with the class grader (one run per assignment)")
     ap.add_argument("--student-view", action="store_true",
                     help="run the built submissions in Jupyter (nbclient, errors allowed); keep what each test shows")
@@ -435,6 +495,12 @@ def main(argv=None):
     only = [x for x in args.students.split(",") if x]
     view_file = root / "student_view.json"
     views = json.loads(view_file.read_text()) if view_file.exists() else {}
+    if args.confirm:
+        conf_file = root / "confirm.json"
+        conf = json.loads(conf_file.read_text()) if conf_file.exists() else {}
+        conf.update(confirm(root, only))
+        conf_file.write_text(json.dumps(conf, indent=1))
+        return
     if args.table or args.save:
         recs = records(root, views)
         if args.save:
@@ -494,7 +560,8 @@ def table(recs: dict) -> str:
         short = msg[:240].replace("|", "\\|") + ("..." if len(msg) > 240 else "")
         rows.append(f"| {case.name} | {case.cell} | {case.what} | {score} | {catch} | {short} | "
                     f"{names[verdict]}{': ' + note if note else ''} |")
-        if (r["score"] is not None and r["score"] >= r["max"]) or first is None or verdict in ("N", "M", "Pa"):
+        if r["jupyter_all"] is not None and ((r["score"] is not None and r["score"] >= r["max"]) or first is None
+                                           or verdict in ("N", "M", "Pa")):
             special.append(case)
     judged = sum(count[k] for k in ("P", "Pa", "N", "M"))
     out = ["## Mistakes", "", *rows, "", "## Totals", "",
@@ -515,6 +582,19 @@ def table(recs: dict) -> str:
     if refs:
         out += ["", "References: " + ", ".join(f"{n} {r['score']:g}/{r['max']:g}" for n, r in sorted(refs))]
     out += ["", "## The class grader's record against Jupyter", "", record_vs_jupyter(recs)]
+    conf = [(c, recs[c.name]) for c in M if recs[c.name].get("confirm")]
+    if conf:
+        out += ["", "## Confirmed in the real notebook (the graded submission run as a student runs it, demo cells "
+                "included)", "", "| mistake | first failing test | same as --student-view? | same as the record? |",
+                "| --- | --- | --- | --- |"]
+        for c, r in conf:
+            k = r["confirm"]
+            same_view = k["first_test"] == r["jupyter_first_test"] and k["message"] == r["jupyter_message"]
+            rec = " ".join((r["record_first_detail"] or "").split())
+            core = re.sub(r"^(\w+Error )?\(line \d+\): |^line \d+: ", "", rec)[:80]
+            msg = re.sub(r"Cell In\[\d+\], ", "", k["message"])
+            same_rec = k["first_test"] == r["record_first_test"] and (core in msg if core else not msg)
+            out.append(f"| {c.name} | {k['first_test']} | {'yes' if same_view else 'NO'} | {'yes' if same_rec else 'NO'} |")
     out += ["", "## The exact edits of the mistakes that keep full marks, pass every visible test, or get a "
             "'partly', 'not at all' or misleading first message", ""]
     for case in special:
@@ -524,10 +604,43 @@ def table(recs: dict) -> str:
     return "\n".join(out)
 
 
+def confirm(root: Path, students: list) -> dict:
+    """Run the graded submissions of `students` (root/grade/<a>/submitted/<s>/...) in Jupyter exactly as a student
+    does (nbclient, errors allowed, NBGRADER_EXECUTION unset, so the demo cells run too), and return for each the
+    first failing test cell and its message, to compare with the grader's record and with --student-view."""
+    import os
+    import time
+
+    import nbformat
+    from nbclient import NotebookClient
+    sys.path.insert(0, str(st.REPO / "tests"))
+    import nbgrader_cli
+
+    os.environ.pop("NBGRADER_EXECUTION", None)
+    out = {}
+    for s in students:
+        a = s.split("-")[0]
+        (path,) = list((root / "grade" / a / "submitted" / s / a).glob("*.ipynb"))
+        nb = nbformat.read(str(path), as_version=4)
+        t0 = time.monotonic()
+        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        first, msg = None, ""
+        for cell in nb.cells:
+            if not nbgrader_cli.is_autograded_test(cell):
+                continue
+            errs = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+            if errs:
+                first, msg = nbgrader_cli.nbgrader_meta(cell)["grade_id"], f"{errs[0]['ename']}: {errs[0]['evalue']}"
+                break
+        out[s] = {"first_test": first, "message": st.one_line(msg)}
+        print(f"  confirm {s:10s} {time.monotonic() - t0:.0f} s  {first}: {st.one_line(msg)[:150]}", flush=True)
+    return out
+
+
 def record_vs_jupyter(recs: dict) -> str:
     """Per mistake: the first failing visible test in the grader's record and in Jupyter, and whether the record's
     message is the one Jupyter shows (the same text, or the same text without the student's line)."""
-    import re
     lines, tally = [], {}
     for case in M:
         r = recs[case.name]
@@ -536,7 +649,7 @@ def record_vs_jupyter(recs: dict) -> str:
         rec_first, jup_first = r["record_first_test"], r["jupyter_first_test"]
         rec = " ".join((r["record_first_detail"] or "").split())
         core = re.sub(r"^(\w+Error )?\(line \d+\): |^line \d+: ", "", rec)
-        jup = r["jupyter_message"]
+        jup = re.sub(r"Cell In\[\d+\], ", "", r["jupyter_message"])
         if rec_first != jup_first:
             kind = "different first test"
         elif rec_first is None:
