@@ -66,7 +66,7 @@ __all__ = [
     "assert_equal", "assert_unchanged", "check_input", "check_passes", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
     "slot_mistakes", "activation_mistakes", "ACTIVATIONS", "reduction_mistakes", "assert_uses_argument", "list_hint",
     "assert_configured", "layer_settings", "term_mistakes", "results_when", "transpose_blocks", "with_settings", "setting_fixes",
-    "input_orders",
+    "input_orders", "layers_changed",
     "explain_errors", "brief_error",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
@@ -228,9 +228,11 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     unused = [desc for desc, alt in _tensors(unchanged_when) if same(a, alt) and not same(e, alt)]
     if unused:
         more = f" (and {len(unused) - 3} more)" if len(unused) > 3 else ""
+        layers = all(d.startswith("the weights of ") for d in unused)
+        why = "another layer used in its place, or a term left out?" if layers else "a term left out?"
         return (f"your result does not change when {', nor when '.join(unused[:3])}{more}: "
-                + ("that input is not used (a term left out?)" if len(unused) == 1
-                   else "those inputs are not used (a term left out?)"))
+                + (f"that {'layer' if layers else 'input'} is not used ({why})" if len(unused) == 1
+                   else f"those {'layers' if layers else 'inputs'} are not used ({why})"))
     for desc, alt in _tensors(inverse):
         if same(alt, e) and not same(a, e):
             return f"your function gives the expected result when {desc}"
@@ -1035,6 +1037,24 @@ def input_orders(model: torch.nn.Module, call: Callable, layer: str, parts: list
             getattr(other.get_submodule(layer), weight).copy_(torch.cat([blocks[n] for n in perm], dim=1))
         cases[f"self.{layer}'s weight is rearranged for the input [{'; '.join(perm)}]: you give self.{layer} "
               f"[{'; '.join(perm)}], concatenate [{'; '.join(names)}] (the order the docstring gives)"] = (other,)
+    return results_when(call, cases)
+
+
+def layers_changed(model: torch.nn.Module, call: Callable, layers: tuple, owner: str = "self") -> dict:
+    """``{"the weights of self.<layer> are replaced by other numbers": call(copy)}`` for each of the ``layers``
+    (names of sub-layers): ``copy`` is the student's OWN model with that layer's parameters shifted, as
+    :func:`assert_close`'s ``unchanged_when`` values: a result that stays the same ignores the layer (another
+    layer of the same shape used in its place, a copy-paste slip, is no shape error). Give only layers the checked
+    value depends on. ``owner`` names the model in the message (``"model"`` where a function is given it)."""
+    import copy
+
+    cases = {}
+    for layer in layers:
+        other = copy.deepcopy(model)
+        with torch.no_grad():
+            for p in other.get_submodule(layer).parameters():
+                p.add_(torch.linspace(0.2, 0.7, p.numel(), dtype=p.dtype).reshape(p.shape))
+        cases[f"the weights of {owner}.{layer} are replaced by other numbers"] = (other,)
     return results_when(call, cases)
 
 

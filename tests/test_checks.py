@@ -740,3 +740,23 @@ def test_a_known_answer_is_said_last():
            torch.tensor(1.75), 1.7385, known=known)
     _fails(r"what you get if you sum", assert_close, torch.tensor(3.0), 1.5, known=known, mistakes={"sum": 3.0})
     assert checks.diagnose(torch.tensor(1.75), torch.tensor(1.7385), known={"k": (torch.tensor(0.0), 0.0)}) == ""
+
+
+def test_a_layer_used_in_place_of_another_is_named():
+    """Trial 22b ch09-M1 (c_0 projected with W_h, the same shape as W_c): the student's own model with one layer's
+    weights changed gives the same result: that layer is not used."""
+    class Two(nn.Module):
+        def __init__(self, slip):
+            super().__init__()
+            self.W_h, self.W_c, self.slip = nn.Linear(3, 2), nn.Linear(3, 2), slip
+
+        def forward(self, x):
+            return (self.W_h if self.slip else self.W_c)(x)
+
+    x = torch.randn(4, 3)
+    good, bad = Two(False), Two(True)
+    bad.load_state_dict(good.state_dict())
+    when = checks.layers_changed(bad, lambda m: m(x), ("W_c",))
+    _fails(r"does not change when the weights of self.W_c are replaced by other numbers: that layer is not used "
+           r"\(another layer used in its place", assert_close, bad(x), good(x), unchanged_when=when)
+    assert_close(good(x), good(x), unchanged_when=checks.layers_changed(good, lambda m: m(x), ("W_c",)))
