@@ -42,8 +42,10 @@ import sys
 _X86 = os.uname().machine == "x86_64"
 _SYS_KEYCTL = 250 if _X86 else 219
 _CLONE_NEWUSER, _CLONE_NEWIPC = 0x10000000, 0x08000000
-_KEYCTL_JOIN_SESSION_KEYRING, _KEYCTL_CLEAR = 1, 7
-_KEY_SPEC_USER_KEYRING, _KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+_KEYCTL_GET_KEYRING_ID, _KEYCTL_JOIN_SESSION_KEYRING, _KEYCTL_CLEAR = 0, 1, 7
+_KEYCTL_INVALIDATE, _KEYCTL_GET_PERSISTENT = 21, 22
+_KEY_SPEC_THREAD_KEYRING, _KEY_SPEC_USER_KEYRING, _KEY_SPEC_USER_SESSION_KEYRING = -1, -4, -5
+_NO_PRIVATE_NAMESPACES = "no private namespaces"   # autograder.protocol.NO_PRIVATE_NAMESPACES
 _DRIVER_MODULE = "autograder._driver"   # the name its globals have in the protected snapshot
 
 # the comparison operators of a check (autograder.protocol.COMPARE; ``is``/``is not`` are decided by identity)
@@ -98,7 +100,23 @@ def _preload(modules, packages, also=()):
 
 
 # ---------------------------------------------------------------------------------------------- the process itself
-def _private_namespaces(libc, notes: list) -> None:
+def empty_user_keyrings(libc) -> None:
+    """Empty and invalidate the calling user id's persistent, user-session and user keyrings in its user namespace
+    (the kernel makes fresh, empty ones when they are next needed), so that no key written under this user id is
+    left for a later process of it. The persistent keyring goes first (it is reached through a thread keyring, which
+    makes it possessed: only its possessor may clear it); looking up the other two creates them where they were not,
+    so both are looked up before either is invalidated. Also used by the grader after a submission that ran
+    without private namespaces (:mod:`autograder.userkeys`, in a child that has taken the user id)."""
+    rings = [libc.syscall(_SYS_KEYCTL, _KEYCTL_GET_PERSISTENT, -1, _KEY_SPEC_THREAD_KEYRING)]
+    rings += [libc.syscall(_SYS_KEYCTL, _KEYCTL_GET_KEYRING_ID, spec, 0)
+              for spec in (_KEY_SPEC_USER_SESSION_KEYRING, _KEY_SPEC_USER_KEYRING)]
+    for ring in rings:
+        if ring > 0:
+            libc.syscall(_SYS_KEYCTL, _KEYCTL_CLEAR, ring)
+            libc.syscall(_SYS_KEYCTL, _KEYCTL_INVALIDATE, ring)
+
+
+def _private_namespaces(libc, notes: list, allowed: bool = True) -> None:
     """Give this submission a user namespace and an IPC namespace of its own, and a fresh session keyring.
 
     What the kernel keeps per user id or per IPC namespace outlives a process: System V and POSIX message queues,
@@ -107,7 +125,9 @@ def _private_namespaces(libc, notes: list) -> None:
     and in a warm sandbox they share its namespaces too; so each submission gets its own: a user namespace that maps
     only its own user id (the kernel's keyring registers live in it, and die with it), a new IPC namespace inside it,
     and a new anonymous session keyring. The capabilities that a new user namespace grants are dropped at once.
-    Where the kernel refuses (unprivileged user namespaces disabled), the user's keyrings are emptied instead."""
+    Where the kernel refuses (unprivileged user namespaces disabled), or the grader says not to (``allowed`` False:
+    the tests of the fallback), the user id's keyrings are emptied instead (:func:`empty_user_keyrings`), and the
+    ready event's notes say so: the grader empties them again after the submission."""
     import ctypes
 
     uid, gid = os.getuid(), os.getgid()
@@ -120,7 +140,9 @@ def _private_namespaces(libc, notes: list) -> None:
 
     libc.prctl(4, 1, 0, 0, 0)   # PR_SET_DUMPABLE 1: after a change of user id, /proc/self/*_map are ours to write
     problem = None
-    if libc.unshare(_CLONE_NEWUSER) != 0:
+    if not allowed:
+        problem = "switched off by the grader"
+    elif libc.unshare(_CLONE_NEWUSER) != 0:
         problem = f"unshare(CLONE_NEWUSER): {os.strerror(ctypes.get_errno())}"
     else:
         try:
@@ -135,9 +157,8 @@ def _private_namespaces(libc, notes: list) -> None:
         if libc.capset(ctypes.byref(_Header(0x20080522, 0)), (_Data * 2)()) != 0:
             os._exit(75)   # never run a submission with capabilities
     if problem:
-        notes.append(f"no private namespaces ({problem}); the user id's keyrings were emptied instead")
-        for ring in (_KEY_SPEC_USER_KEYRING, _KEY_SPEC_USER_SESSION_KEYRING):
-            libc.syscall(_SYS_KEYCTL, _KEYCTL_CLEAR, ring)
+        notes.append(f"{_NO_PRIVATE_NAMESPACES} ({problem}); the user id's keyrings were emptied instead")
+        empty_user_keyrings(libc)
     libc.syscall(_SYS_KEYCTL, _KEYCTL_JOIN_SESSION_KEYRING, None)
 
 
@@ -188,7 +209,7 @@ def _confine(plan) -> list:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        _private_namespaces(libc, notes)
+        _private_namespaces(libc, notes, plan.get("private_namespaces") is not False)
         if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS: setuid binaries stay unprivileged
             notes.append("no_new_privs unavailable")
         # PR_SET_DUMPABLE: in a sandbox the submission's own processes are the only ones of its user id and

@@ -315,11 +315,15 @@ class AssignmentGrader:
 
     def _add_notes(self, res: NotebookResult, plan: list, out: Outcome) -> None:
         """Forged report lines and library objects restored before the tests: in the student's notes while
-        nothing hidden was sent, else in the instructor's detail only."""
+        nothing hidden was sent, else in the instructor's detail only; what the sandbox could not do: in the
+        instructor's detail."""
         if out.forged:
             res.notes.append(f"{out.forged} forged or garbled report line(s) ignored")
         if out.forged_after_hidden:
             res.detail += f"; {out.forged_after_hidden} forged or garbled report line(s) after a hidden test was sent"
+        for e in out.events:   # what the sandbox could not do (sent before any student code ran): the instructor's
+            if e.get("ev") == Event.READY and isinstance(e.get("notes"), list):
+                res.detail += "".join(f"; sandbox: {n}" for n in e["notes"] if isinstance(n, str))
         index_of = {pc.grade_id: i for i, pc in enumerate(plan) if pc.kind == CellKind.TEST}
         tamper, later = set(), False
         for e in out.events:

@@ -151,6 +151,9 @@ class Jail:
         self.extra_env = dict(env or {})
         self.is_root = os.getuid() == 0
         self.uid_base = uid_base if uid_base is not None else 2_000_000 + (os.getpid() % 5000) * 100
+        # AUTOGRADER_PRIVATE_NAMESPACES=0: submissions run without a user namespace of their own, as where the kernel
+        # refuses one (for the tests of that fallback)
+        self.private_namespaces = os.environ.get("AUTOGRADER_PRIVATE_NAMESPACES", "1") != "0"
         self.cache_dir = Path(cache_dir or tempfile.mkdtemp(prefix="autograder-cache-")).resolve()
         self.mode, self.bwrap, self.warnings = self._choose(mode)
         self.package_paths = self._resolve_packages()
@@ -365,6 +368,7 @@ class Jail:
                 "workdir": f"{started.home}/{workdir_name}", "files": files,
                 "copy_dirs": [{"from": mpl, "to": f"{started.home}/.config/matplotlib"}] if mpl else [],
                 "limits": limits.rlimits(), "preload": list(self.profile.preload),
+                "private_namespaces": self.private_namespaces,
                 "preload_packages": list(self.profile.packages),
                 "protected_prefixes": list(self.profile.protected_prefixes),
                 "max_output_chars": limits.output_chars, "max_event_bytes": limits.event_bytes}

@@ -34,12 +34,15 @@ class CellKind(StrEnum):
 SETUP_FIELDS = frozenset({
     "tok", "uid", "gid", "event_fd", "dumpable", "workdir", "files", "copy_dirs", "limits", "preload",
     "preload_packages", "protected_prefixes", "recorder_placeholder", "builtins_placeholder", "max_output_chars",
-    "max_event_bytes", "max_value_bytes"})
+    "max_event_bytes", "max_value_bytes", "private_namespaces"})
 CELL_FIELDS = frozenset({
     "tok", "i", "kind", "code", "code_b64", "filename", "grade_id", "hide",      # a cell
     "part", "last", "hidden", "binds",                                         # a part of a test cell
     "end"})                                                                    # the end of the plan
 LIMIT_FIELDS = frozenset({"nproc", "memory_bytes", "file_bytes", "open_files", "cpu_seconds"})
+# how a note of the ready event starts when the submission runs without a user and IPC namespace of its own (its user
+# id's keyrings are then emptied by the driver before, and by the grader after: autograder.userkeys)
+NO_PRIVATE_NAMESPACES = "no private namespaces"
 
 
 class Event(StrEnum):

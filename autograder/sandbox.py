@@ -1,6 +1,8 @@
 """Run one notebook plan in its own sandbox and collect the driver's events: the jail (:mod:`autograder.jail`), started
 cold or from a warm sandbox (:mod:`autograder.warm`), the conversation with the driver (:mod:`autograder.session`),
-and, whatever happened, every process of the submission killed at the end (:mod:`autograder.proctree`).
+and, whatever happened, every process of the submission killed at the end (:mod:`autograder.proctree`) and, where
+it ran without namespaces of its own, its user id's keyrings emptied (:mod:`autograder.userkeys`) and its warm
+sandbox retired (the next submission of the slot gets new namespaces).
 
 :class:`Sandbox` is what the rest of the grader uses: built once per grading run (it checks the course package and
 chooses the isolation), then ``run()`` once per notebook, from any number of threads, one per worker slot.
@@ -17,6 +19,7 @@ from .course import Profile
 from .jail import Jail, Limits
 from .proctree import kill, kill_tree, uid_processes
 from .protocol import Status
+from . import userkeys
 from .session import Outcome, Session
 from .warm import WarmPool
 
@@ -107,12 +110,19 @@ class Sandbox:
         setup = self.jail.setup(started, slot=slot, workdir_name=workdir_name, files=files, limits=limits)
         setup.update(recorder_placeholder=recorder_placeholder, builtins_placeholder=builtins_placeholder)
         uid = self.jail.uid(slot)
+        out = None
         try:
-            return Session(started, event_r, cells=cells, setup=setup, limits=limits, cell_limits=cell_limits,
-                           labels=labels, stop=lambda: self._stop(proc, uid), cpu=REPORTED_CPU,
-                           t0=started.t0).run()
+            out = Session(started, event_r, cells=cells, setup=setup, limits=limits, cell_limits=cell_limits,
+                          labels=labels, stop=lambda: self._stop(proc, uid), cpu=REPORTED_CPU,
+                          t0=started.t0).run()
+            return out
         finally:
             with self._lock:
                 self._running.discard(proc)
             if started.tmp_home:
                 shutil.rmtree(started.tmp_home, ignore_errors=True)
+            events = out.events if out is not None else None
+            userkeys.empty_after(uid, events)
+            if self.warm_pool is not None and (events is None or userkeys.ran_without_namespaces(events)):
+                # what the driver could not make private (an IPC namespace) goes with the whole warm sandbox
+                self.warm_pool.retire(slot)

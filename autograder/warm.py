@@ -293,6 +293,14 @@ class WarmPool:
                 zygote.close()
         return self.jail.start(slot=slot, disk_bytes=disk_bytes, event_w=event_w)
 
+    def retire(self, slot: int) -> None:
+        """Stop the slot's zygote: its next submission gets a new warm sandbox (new namespaces: IPC objects, POSIX
+        message queues included, die with the old one). Used after a submission that had no private namespaces."""
+        with self.lock:
+            z = self.zygotes.pop(slot, None)
+        if z is not None:
+            z.close()
+
     def close(self) -> None:
         with self.lock:
             zs, self.zygotes = list(self.zygotes.values()), {}

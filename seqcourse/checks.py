@@ -66,6 +66,7 @@ __all__ = [
     "assert_equal", "assert_unchanged", "check_input", "check_passes", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
     "slot_mistakes", "activation_mistakes", "ACTIVATIONS", "reduction_mistakes", "assert_uses_argument", "list_hint",
     "assert_configured", "layer_settings", "term_mistakes", "results_when", "transpose_blocks", "with_settings", "setting_fixes",
+    "input_orders", "layers_changed",
     "explain_errors", "brief_error",
     "forbid", "ForbiddenCall",
     "Cost", "measure_cost", "count_flops", "largest_tensor", "assert_at_most", "assert_not_materialised",
@@ -193,7 +194,7 @@ def _tensors(values: dict | None):
 def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistakes: dict | None = None,
              regions: dict | None = None, ratios: dict | None = None, sizes: dict | None = None,
              first_wrong: dict | None = None, unchanged_when: dict | None = None,
-             inverse: dict | None = None) -> str:
+             inverse: dict | None = None, known: dict | None = None) -> str:
     """The likely cause of ``actual != expected`` in words, or ``""`` when none is recognised.
 
     Tried in order: the named ``mistakes`` (``{description: the value that mistake gives}``); for another
@@ -201,7 +202,7 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     named ``ratios`` (``{description: actual / expected}``, e.g. ``{"divide by every position, the padding
     included (6 real of 8)": 6 / 8}``); for the same shape, probabilities or log-probabilities (a softmax or
     log-softmax over the last axis) where raw scores are expected, or raw scores where log-probabilities are
-    expected, a transpose of two axes of equal size, a permutation of 2, 3 or 4 equal blocks along one dimension
+    expected, a tanh, sigmoid or ReLU too many or too few on the whole value, a transpose of two axes of equal size, a permutation of 2, 3 or 4 equal blocks along one dimension
     (gates, directions, halves of a concatenation), a reversal along a dimension, a shift by one step, the
     opposite sign, a constant factor, a factor per index along one dimension (a wrong count in a mean);
     finally where the wrong entries are: inside one of the ``regions`` (``{description: bool mask}``,
@@ -212,7 +213,9 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     ``unchanged_when`` (``{"b_n is zero": value}``): what the student's own function gives when one input is
     changed; ``actual`` equal to one (and ``expected`` not) means that input is not used. ``inverse``
     (``{"W_nh is transposed: use W_nh.T ...": value}``): the student's function on a transformed input; equal to
-    ``expected`` means the student's code applies the inverse transform.
+    ``expected`` means the student's code applies the inverse transform. ``known`` (``{description: (got, want)}``):
+    the student's own function on an input whose answer is known (a perfect prediction costs 0); when nothing
+    else is recognised and ``got`` differs from ``want``, that is the message.
     """
     a = _as_float64(actual, "actual")
     e = _as_float64(expected, "expected")
@@ -225,9 +228,11 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     unused = [desc for desc, alt in _tensors(unchanged_when) if same(a, alt) and not same(e, alt)]
     if unused:
         more = f" (and {len(unused) - 3} more)" if len(unused) > 3 else ""
+        layers = all(d.startswith("the weights of ") for d in unused)
+        why = "another layer used in its place, or a term left out?" if layers else "a term left out?"
         return (f"your result does not change when {', nor when '.join(unused[:3])}{more}: "
-                + ("that input is not used (a term left out?)" if len(unused) == 1
-                   else "those inputs are not used (a term left out?)"))
+                + (f"that {'layer' if layers else 'input'} is not used ({why})" if len(unused) == 1
+                   else f"those {'layers' if layers else 'inputs'} are not used ({why})"))
     for desc, alt in _tensors(inverse):
         if same(alt, e) and not same(a, e):
             return f"your function gives the expected result when {desc}"
@@ -272,6 +277,9 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
         if bool(torch.isfinite(a).all()) and close(a.log_softmax(-1), e):
             return ("your values are raw scores where log-probabilities are expected: apply log_softmax over "
                     "the last axis")
+    squashed = _squashed(a, e, close)
+    if squashed:
+        return squashed
 
     n = a.dim()
     for i, j in itertools.combinations(range(n), 2):
@@ -381,8 +389,38 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
                 parts[-1] += f" of dimension {d}"
         if parts:
             return "the wrong entries are only at " + " and ".join(parts[:2])
+    for desc, (got, want) in (known or {}).items():
+        try:
+            g, w = _as_float64(got, "got"), _as_float64(want, "want")
+        except (AssertionError, TypeError, ValueError, RuntimeError):
+            continue
+        if g.shape == w.shape and not close(g, w):
+            shown = f"{g.reshape(()).item():.4g}" if g.numel() == 1 else "other values"
+            wanted = f"{w.reshape(()).item():.4g}" if w.numel() == 1 else "the known ones"
+            return f"{desc}: yours gives {shown} instead of {wanted}"
     return ""
 
+
+
+def _squashed(a: torch.Tensor, e: torch.Tensor, close) -> str:
+    """A nonlinearity one too many or one too few on the whole value: ``a`` is tanh/sigmoid/ReLU of ``e`` (applied
+    twice, or where none is asked), or ``e`` is that function of ``a`` (left out); ``""`` when neither."""
+    if not (bool(torch.isfinite(a).all()) and bool(torch.isfinite(e).all())):
+        return ""
+    for name, f in (("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("ReLU", torch.relu)):
+        # where the function changes nothing (tanh of tiny values, ReLU of positive ones) it is no evidence
+        if not close(f(e), e) and close(a, f(e)):
+            if name == "ReLU":
+                return ("your values are the expected ones with every negative entry set to 0: a ReLU (or clamp) "
+                        "where none is asked?")
+            return (f"your values are {name} of the expected ones: a {name} applied twice, or where none is "
+                    "asked?")
+        if not close(f(a), a) and close(f(a), e):
+            if name == "ReLU":
+                return ("your values are the expected ones where those are positive, but negative where 0 is "
+                        "expected: a ReLU (or clamp at 0) missing?")
+            return f"{name} of your values gives the expected ones: a {name} missing?"
+    return ""
 
 
 def _factor_name(c: float, sizes: dict | None, fallback: str, rel: float = 1e-3) -> str:
@@ -442,7 +480,7 @@ def _softmax_scale(a: torch.Tensor, e: torch.Tensor, close) -> float | None:
 def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, name: str = "output",
                  mistakes: dict | None = None, regions: dict | None = None, ratios: dict | None = None,
                  sizes: dict | None = None, first_wrong: dict | None = None, unchanged_when: dict | None = None,
-                 inverse: dict | None = None) -> None:
+                 inverse: dict | None = None, known: dict | None = None) -> None:
     """Fail unless ``actual`` equals ``expected`` (tensors or numbers) within the tolerances.
 
     The shape is checked first. The message names the number of differing entries, the first one, the
@@ -467,6 +505,8 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
     inverse:  ``{description: value}`` -- the student's OWN function on a transformed input (a square weight
         transposed, two halves swapped); when that value equals ``expected``, the student's code applies the
         inverse transform: "your function gives the expected result when <description>".
+    known:    ``{description: (got, want)}`` -- the student's OWN function on an input whose answer is known without
+        any reference (perfect scores cost 0); said last, when nothing else explains the difference.
     Every argument is plain data (tensors, numbers, strings, dicts of them): the class grader re-evaluates it.
     """
     e = _as_float64(expected, name)
@@ -485,7 +525,8 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
     bad = _mismatch(a, e, atol, rtol)
     if bad.any() and bad.numel() == 1:
         why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, regions=regions, ratios=ratios, sizes=sizes,
-                       first_wrong=first_wrong, unchanged_when=unchanged_when, inverse=inverse)
+                       first_wrong=first_wrong, unchanged_when=unchanged_when, inverse=inverse,
+                       known=known)
         raise AssertionError(
             f"{name}: got {a.reshape(()).item():.6g}, expected {e.reshape(()).item():.6g} "
             f"(tolerance atol={atol}, rtol={rtol})" + (f". Likely cause: {why}" if why else ""))
@@ -494,7 +535,8 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
         finite = diff[torch.isfinite(diff)]
         largest = finite.max().item() if finite.numel() else float("inf")
         why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, regions=regions, ratios=ratios, sizes=sizes,
-                       first_wrong=first_wrong, unchanged_when=unchanged_when, inverse=inverse)
+                       first_wrong=first_wrong, unchanged_when=unchanged_when, inverse=inverse,
+                       known=known)
         raise AssertionError(
             f"{name}: {int(bad.sum())} of {bad.numel()} entries differ; first at index {idx}: "
             f"got {a[idx].item():.6g}, expected {e[idx].item():.6g} "
@@ -764,14 +806,15 @@ def slot_mistakes(slots: str, value: Callable[[dict], Any], kinds: tuple = ("wei
     return out
 
 
-ACTIVATIONS = {"sigmoid": torch.sigmoid, "tanh": torch.tanh, "relu": torch.relu, "identity": lambda x: x}
+ACTIVATIONS = {"sigmoid": torch.sigmoid, "tanh": torch.tanh, "relu": torch.relu, "identity": lambda x: x,
+               "sigmoid twice": lambda x: torch.sigmoid(torch.sigmoid(x)), "tanh twice": lambda x: torch.tanh(torch.tanh(x))}
 
 
 def activation_mistakes(slots: dict, value: Callable[[dict], Any], names: dict | None = None) -> dict:
     """``{description: value}`` for every nonlinearity swapped for another, for ``assert_close(mistakes=...)``.
 
     slots: ``{slot: the activation it takes}`` with activations named as in :data:`ACTIVATIONS` (sigmoid, tanh,
-    relu, identity), e.g. ``{"r": "sigmoid", "z": "sigmoid", "n": "tanh"}``; value: ``value(acts)`` computes the
+    relu, identity; "tanh twice" is a slot's own tanh applied a second time, tried only where the slot takes tanh), e.g. ``{"r": "sigmoid", "z": "sigmoid", "n": "tanh"}``; value: ``value(acts)`` computes the
     result with ``acts[slot]`` the name of the activation used there (``ACTIVATIONS[name]`` is the function); it
     may return None where it cannot (e.g. nn.RNN has only tanh and relu). ``value`` may also be a table
     ``{(slot, activation): value}`` of values computed beforehand (literals in a visible test). names: ``{slot: words}``.
@@ -782,13 +825,15 @@ def activation_mistakes(slots: dict, value: Callable[[dict], Any], names: dict |
     out = {}
     for slot, act in slots.items():
         for alt in ACTIVATIONS:
-            if alt == act:
+            if alt == act or (alt.endswith(" twice") and alt != f"{act} twice"):
                 continue
             got = value({**slots, slot: alt})
             if got is None:
                 continue
             where = (names or {}).get(slot, slot)
             how = (f"computed without its {act} (no nonlinearity)" if alt == "identity"
+                   else f"computed with its {act} applied twice (a second {act} around a value that already has "
+                        "one)" if alt.endswith(" twice")
                    else f"computed with {alt} where {act} is asked")
             out[f"{where[:1].upper() + where[1:]} {how}"] = got
     return out
@@ -966,6 +1011,50 @@ def setting_fixes(model: torch.nn.Module, call: Callable, layers: tuple, **want)
         said = " and ".join(f"self.{layer} with " + ", ".join(f"{k}={v!r}" for k, v in diff.items())
                             for layer, diff in wrong)
         cases[f"{said}: pass them to the layers (the docstring asks for them)"] = (both,)
+    return results_when(call, cases)
+
+
+def input_orders(model: torch.nn.Module, call: Callable, layer: str, parts: list, weight: str = "weight") -> dict:
+    """``{"you give self.<layer> [b; a] ...": call(copy)}`` for every other order of the ``parts`` concatenated into
+    the input of ``model``'s sub-layer ``layer``: ``copy`` is the student's OWN model whose ``layer.<weight>`` has
+    its input columns rearranged so that code concatenating the parts in that order gives the right result, as
+    :func:`assert_close`'s ``inverse`` values, e.g. ``input_orders(enc, lambda m: m(src)[1], "fc", [("h_left", H),
+    ("h_right", H)])``. A concatenation in the wrong order is no shape error when the sizes add up the same.
+    parts: ``[(name, size), ...]`` in the order the docstring gives."""
+    import copy
+
+    names, sizes = [n for n, _ in parts], [int(s) for _, s in parts]
+    columns = getattr(model.get_submodule(layer), weight).detach()
+    if columns.dim() != 2 or columns.shape[1] != sum(sizes):
+        return {}
+    blocks = dict(zip(names, columns.split(sizes, dim=1)))
+    cases = {}
+    for perm in itertools.permutations(names):
+        if list(perm) == names:
+            continue
+        other = copy.deepcopy(model)
+        with torch.no_grad():
+            getattr(other.get_submodule(layer), weight).copy_(torch.cat([blocks[n] for n in perm], dim=1))
+        cases[f"self.{layer}'s weight is rearranged for the input [{'; '.join(perm)}]: you give self.{layer} "
+              f"[{'; '.join(perm)}], concatenate [{'; '.join(names)}] (the order the docstring gives)"] = (other,)
+    return results_when(call, cases)
+
+
+def layers_changed(model: torch.nn.Module, call: Callable, layers: tuple, owner: str = "self") -> dict:
+    """``{"the weights of self.<layer> are replaced by other numbers": call(copy)}`` for each of the ``layers``
+    (names of sub-layers): ``copy`` is the student's OWN model with that layer's parameters shifted, as
+    :func:`assert_close`'s ``unchanged_when`` values: a result that stays the same ignores the layer (another
+    layer of the same shape used in its place, a copy-paste slip, is no shape error). Give only layers the checked
+    value depends on. ``owner`` names the model in the message (``"model"`` where a function is given it)."""
+    import copy
+
+    cases = {}
+    for layer in layers:
+        other = copy.deepcopy(model)
+        with torch.no_grad():
+            for p in other.get_submodule(layer).parameters():
+                p.add_(torch.linspace(0.2, 0.7, p.numel(), dtype=p.dtype).reshape(p.shape))
+        cases[f"the weights of {owner}.{layer} are replaced by other numbers"] = (other,)
     return results_when(call, cases)
 
 

@@ -264,3 +264,10 @@ def test_the_judge_decodes_every_value_the_driver_encodes():
         else:
             assert got == v and type(got) is type(v), (v, got)
     assert tags == set(Value)
+
+
+def test_driver_names_the_namespace_fallback_as_the_protocol_does():
+    """The grader empties a user id's keyrings after a submission whose ready event says it ran without private
+    namespaces: the driver's copy of those words must be the protocol's."""
+    driver = runpy.run_path(str(PKG / "_driver.py"), run_name="driver_under_test")
+    assert driver["_NO_PRIVATE_NAMESPACES"] == protocol.NO_PRIVATE_NAMESPACES

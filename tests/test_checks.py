@@ -656,7 +656,9 @@ def test_round3_classes_are_named():
     acts = checks.activation_mistakes({"r": "sigmoid"}, lambda a: a["r"], names={"r": "the reset gate"})
     assert acts == {"The reset gate computed with tanh where sigmoid is asked": "tanh",
                     "The reset gate computed with relu where sigmoid is asked": "relu",
-                    "The reset gate computed without its sigmoid (no nonlinearity)": "identity"}
+                    "The reset gate computed without its sigmoid (no nonlinearity)": "identity",
+                    "The reset gate computed with its sigmoid applied twice (a second sigmoid around a value that "
+                    "already has one)": "sigmoid twice"}
     table = checks.activation_mistakes({"r": "sigmoid", "n": "tanh"}, {("n", "relu"): 3.0})
     assert table == {"N computed with relu where tanh is asked": 3.0}
     # norms reduced another way, counts with one term wrong
@@ -689,3 +691,72 @@ def test_round3_classes_are_named():
            first_wrong={0: "FIRST", 1: "SECOND"})
     _fails(r"Likely cause: SECOND", assert_close, torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 2.5, 3.5]),
            first_wrong={0: "FIRST", 1: "SECOND"})
+
+
+def test_an_activation_too_many_or_too_few_and_a_concatenation_order_are_named():
+    """Trial 22b ch03-M1 (a tanh applied twice) and ch07-M3 (fc given [h_right; h_left]): a nonlinearity one too
+    many or too few on the whole value, a slot's own activation applied twice, and a concatenation fed to a layer in
+    another order (no shape error when the parts add up) are named; a value these do not fit stays unnamed."""
+    torch.manual_seed(3)
+    e = torch.tanh(torch.randn(3, 5))
+    _fails(r"tanh of the expected ones: a tanh applied twice", assert_close, torch.tanh(e), e)
+    _fails(r"tanh of your values gives the expected ones: a tanh missing", assert_close, torch.atanh(e), e)
+    s = torch.sigmoid(torch.randn(3, 5))
+    _fails(r"sigmoid of the expected ones", assert_close, torch.sigmoid(s), s)
+    r = torch.relu(torch.randn(3, 5))
+    _fails(r"negative where 0 is expected: a ReLU \(or clamp at 0\) missing", assert_close, r - 2 * (r == 0), r)
+    raw = torch.randn(3, 5)
+    _fails(r"every negative entry set to 0: a ReLU", assert_close, torch.relu(raw), raw)
+    assert checks.diagnose(e + 0.3, e) == ""                      # a shift is none of these
+    # a slot's own activation applied twice (computed values)
+    acts = checks.activation_mistakes({"n": "tanh", "r": "sigmoid"}, lambda a: a, names={"n": "the candidate n"})
+    assert "The candidate n computed with its tanh applied twice (a second tanh around a value that already has one)" in acts
+    assert not any(d.startswith("R computed") and "tanh" in d and "where" not in d for d in acts)   # only its own
+
+    class Enc(nn.Module):
+        def __init__(self, swap):
+            super().__init__()
+            self.fc, self.swap = nn.Linear(6, 2), swap
+
+        def forward(self, left, right):
+            return self.fc(torch.cat([right, left] if self.swap else [left, right], dim=-1))
+
+    left, right = torch.randn(2, 2), torch.randn(2, 4)             # sizes differ: still no shape error when swapped
+    good, bad = Enc(False), Enc(True)
+    bad.load_state_dict(good.state_dict())
+    call = lambda m: m(left, right)   # noqa: E731
+    inverse = checks.input_orders(bad, call, "fc", [("h_left", 2), ("h_right", 4)])
+    _fails(r"you give self.fc \[h_right; h_left\], concatenate \[h_left; h_right\]", assert_close, call(bad),
+           call(good), inverse=inverse)
+    assert_close(call(good), call(good), inverse=checks.input_orders(good, call, "fc", [("h_left", 2), ("h_right", 4)]))
+    assert checks.input_orders(good, call, "fc", [("h_left", 2), ("h_right", 3)]) == {}   # sizes that do not fit
+
+
+def test_a_known_answer_is_said_last():
+    """Trial 22b ch09-M5 (label_smoothing added): the student's own loss on perfect scores, which must be 0, is named
+    when nothing else explains the difference; a named mistake still comes first."""
+    known = {"perfect scores must cost 0": (torch.tensor(4.1667), 0.0)}
+    _fails(r"Likely cause: perfect scores must cost 0: yours gives 4.167 instead of 0", assert_close,
+           torch.tensor(1.75), 1.7385, known=known)
+    _fails(r"what you get if you sum", assert_close, torch.tensor(3.0), 1.5, known=known, mistakes={"sum": 3.0})
+    assert checks.diagnose(torch.tensor(1.75), torch.tensor(1.7385), known={"k": (torch.tensor(0.0), 0.0)}) == ""
+
+
+def test_a_layer_used_in_place_of_another_is_named():
+    """Trial 22b ch09-M1 (c_0 projected with W_h, the same shape as W_c): the student's own model with one layer's
+    weights changed gives the same result: that layer is not used."""
+    class Two(nn.Module):
+        def __init__(self, slip):
+            super().__init__()
+            self.W_h, self.W_c, self.slip = nn.Linear(3, 2), nn.Linear(3, 2), slip
+
+        def forward(self, x):
+            return (self.W_h if self.slip else self.W_c)(x)
+
+    x = torch.randn(4, 3)
+    good, bad = Two(False), Two(True)
+    bad.load_state_dict(good.state_dict())
+    when = checks.layers_changed(bad, lambda m: m(x), ("W_c",))
+    _fails(r"does not change when the weights of self.W_c are replaced by other numbers: that layer is not used "
+           r"\(another layer used in its place", assert_close, bad(x), good(x), unchanged_when=when)
+    assert_close(good(x), good(x), unchanged_when=checks.layers_changed(good, lambda m: m(x), ("W_c",)))
