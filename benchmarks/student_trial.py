@@ -623,6 +623,36 @@ def one_line(msg: str) -> str:
     return re.sub(r" \[this cell: Cell In\[\d+\], line \d+\]$", "", " ".join(msg.split()))
 
 
+def grade_assignments(assignments, root: Path, only=None, fields=("score", "max", "visible_ok")) -> dict:
+    """Grade each assignment's built submissions with the class grader, ONE run per assignment (``--workers 1``),
+    in ``root/grade/<assignment>``; ``only`` (a list of submissions) grades just those. The ``fields`` of
+    :func:`summarise` for every graded submission are added to ``root/scores.json`` after each assignment and
+    returned."""
+    scores_file = root / "scores.json"
+    scores = json.loads(scores_file.read_text()) if scores_file.exists() else {}
+    for a in assignments:
+        ar = root / "grade" / a
+        if ar.exists():
+            shutil.rmtree(ar)
+        students = build(a, ar)
+        wanted = [s for s in only if s in students] if only else None
+        if only and not wanted:
+            continue
+        records, seconds, proc = grade(a, ar, 1, wanted)
+        print(f"{a}: graded in {seconds:.0f} s (exit {proc.returncode})", flush=True)
+        if proc.returncode != 0:
+            print(proc.stderr[-3000:], flush=True)
+        order = test_order(a)
+        for student, rec in sorted(records.items()):
+            r = summarise(rec, order)
+            scores[student] = {k: r[k] for k in fields}
+            print(f"  {student:14s} {r['score']:g}/{r['max']:g} visible_ok={r['visible_ok']} "
+                  f"first={r['first_test']}", flush=True)
+        root.mkdir(parents=True, exist_ok=True)
+        scores_file.write_text(json.dumps(scores, indent=1))
+    return scores
+
+
 def view_assignments(assignments, root: Path, only: list) -> dict:
     """Build and run the submissions of each assignment in Jupyter (:func:`student_view`), only the students in
     ``only`` when it is not empty; the views are added to ``root/student_view.json`` after each assignment and

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -121,22 +120,7 @@ def main(argv=None):
         print(table(views))
         return
     if args.grade:
-        scores_file = root / "scores.json"
-        scores = json.loads(scores_file.read_text()) if scores_file.exists() else {}
-        for a in args.assignments:
-            ar = root / "grade" / a
-            if ar.exists():
-                shutil.rmtree(ar)
-            st.build(a, ar)
-            records, seconds, proc = st.grade(a, ar, 1)
-            print(f"{a}: graded in {seconds:.0f} s (exit {proc.returncode})", flush=True)
-            order = st.test_order(a)
-            for student, rec in sorted(records.items()):
-                r = st.summarise(rec, order)
-                scores[student] = {"score": r["score"], "max": r["max"], "visible_ok": r["visible_ok"]}
-                print(f"  {student:14s} {r['score']:g}/{r['max']:g} visible_ok={r['visible_ok']}", flush=True)
-            root.mkdir(parents=True, exist_ok=True)
-            scores_file.write_text(json.dumps(scores, indent=1))
+        st.grade_assignments(args.assignments, root)
         return
     st.view_assignments(args.assignments, root, only)
 

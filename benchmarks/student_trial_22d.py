@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -509,29 +508,9 @@ def main(argv=None):
             print(table(recs))
         return
     if args.grade:
-        scores_file = root / "scores.json"
-        scores = json.loads(scores_file.read_text()) if scores_file.exists() else {}
-        for a in args.assignments:
-            ar = root / "grade" / a
-            if ar.exists():
-                shutil.rmtree(ar)
-            students = st.build(a, ar)
-            wanted = [s for s in only if s in students] or None
-            if only and not wanted:
-                continue
-            recs, seconds, proc = st.grade(a, ar, 1, wanted)
-            print(f"{a}: graded in {seconds:.0f} s (exit {proc.returncode})", flush=True)
-            if proc.returncode != 0:
-                print(proc.stderr[-3000:], flush=True)
-            order = st.test_order(a)
-            for student, rec in sorted(recs.items()):
-                r = st.summarise(rec, order)
-                scores[student] = {k: r[k] for k in ("score", "max", "visible_ok", "first_test", "first_detail",
-                                                     "failed", "hidden_failed", "status", "reason")}
-                print(f"  {student:14s} {r['score']:g}/{r['max']:g} visible_ok={r['visible_ok']} "
-                      f"first={r['first_test']}", flush=True)
-            root.mkdir(parents=True, exist_ok=True)
-            scores_file.write_text(json.dumps(scores, indent=1))
+        st.grade_assignments(args.assignments, root, only, fields=("score", "max", "visible_ok", "first_test",
+                                                                   "first_detail", "failed", "hidden_failed",
+                                                                   "status", "reason"))
         return
     st.view_assignments(args.assignments, root, only)
 
