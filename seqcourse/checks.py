@@ -113,12 +113,32 @@ def _shape_hint(got: tuple, want: tuple) -> str:
             if g and w % g == 0:
                 return (f"dimension {d} is {w // g} times too small ({g} instead of {w}"
                         + ("; a block or a direction missing?)" if last else ")"))
-            if abs(g - w) == 1:
-                return f"dimension {d} is off by one ({g} instead of {w})"
-            return f"dimension {d} has size {g} instead of {w}"
+            if abs(g - w) == 1:   # an off-by-one, or another size that happens to differ by one: both said
+                return (f"dimension {d} has {g} instead of {w}: one {'too many' if g > w else 'too few'} (an "
+                        f"off-by-one in a range or a slice?) or another size of {g} (the wrong tensor, weight or "
+                        f"size used there?)")
+            return f"dimension {d} has size {g} instead of {w} (the wrong tensor, weight or size used there?)"
+        if len(diff) == 2:
+            i, j = diff
+            for a, b in ((i, j), (j, i)):   # axis a k times larger, axis b k times smaller: joined along a, not b
+                if want[a] and got[a] % want[a] == 0 and got[b] and want[b] % got[b] == 0 \
+                        and got[a] // want[a] == want[b] // got[b] > 1:
+                    k = got[a] // want[a]
+                    return (f"dimension {a} is {k} times too large and dimension {b} {k} times too small: {k} parts "
+                            f"joined along dimension {a} where dimension {b} is asked (torch.cat(..., dim={b})?)")
     merged = _merged_axes(got, want)
     if merged:
         return merged
+    for short, long, missing in ((got, want, True), (want, got, False)):   # one whole axis too few or too many
+        if len(long) == len(short) + 1:
+            axes = [k for k in range(len(long)) if long[:k] + long[k + 1:] == short]
+            if axes:
+                k = axes[0]
+                return (f"axis {k} (size {long[k]}) of the expected shape is missing: indexed away ([:, -1] or [0] "
+                        f"keeps one step where every one is asked?) or reduced over (a sum or mean too many?)"
+                        if missing else
+                        f"an extra axis {k} of size {long[k]}: every step kept where one is asked (index it), or "
+                        f"a reduction over it missing?")
     if math.prod(got) == math.prod(want):
         return "the same number of entries in another shape (a reshape/view where a transpose was needed?)"
     return ""
@@ -280,6 +300,17 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     squashed = _squashed(a, e, close)
     if squashed:
         return squashed
+    if a.dim() >= 2 and bool(torch.isfinite(a).all()) and bool(torch.isfinite(e).all()):
+        ones = lambda x: close(x, torch.ones_like(x))  # noqa: E731
+        for log, f in ((True, "log_softmax"), (False, "softmax")):
+            total = (lambda x, d: x.exp().sum(d)) if log else (lambda x, d: x.sum(d))  # noqa: E731
+            if (bool((e <= 1e-9).all()) if log else bool((e >= 0).all())) and ones(total(e, -1)) \
+                    and not ones(total(a, -1)):
+                for d in range(a.dim() - 1):
+                    if a.shape[d] > 1 and ones(total(a, d)):
+                        return (f"your values are {'log-' if log else ''}probabilities normalised over dimension {d} "
+                                f"({'their exp sums' if log else 'they sum'} to 1 along it), not over the last one: "
+                                f"{f}(..., dim=-1)?")
 
     n = a.dim()
     for i, j in itertools.combinations(range(n), 2):
@@ -847,7 +878,11 @@ def reduction_mistakes(parts: list, of: str = "part") -> dict:
     return {f"take each {of}'s norm and add them up ({whole})": norms.sum(),
             f"take each {of}'s norm and average them ({whole})": norms.mean(),
             f"take the largest norm of one {of} ({whole})": norms.max(),
-            "forget the square root (the sum of squares is not the norm)": (norms ** 2).sum()}
+            "forget the square root (the sum of squares is not the norm)": (norms ** 2).sum(),
+            f"square each {of}'s SUM of entries (the square of a sum is not the sum of the squares: square every "
+            "entry, then add)": torch.sqrt(sum(_as_float64(p, of).sum() ** 2 for p in parts)),
+            f"add the squares of each {of}'s sum without the square root": sum(_as_float64(p, of).sum() ** 2
+                                                                               for p in parts)}
 
 
 def assert_uses_argument(results: dict, argument: str, call: str = "your function", *, atol: float = 1e-6) -> None:
@@ -911,6 +946,10 @@ def term_mistakes(terms: dict, factors: dict) -> dict:
     on counts. terms: ``{words: the term's value in the total}``; factors: ``{name: value}`` of the sizes a term
     is multiplied by (B, Ty, Tx...). Slips that give the same count are named together."""
     total = sum(terms.values())
+    merged: dict = {}
+    for name, f in factors.items():   # sizes of equal value cannot be told apart: named together ("B=R=2")
+        merged.setdefault(f, []).append(name)
+    factors = {"=".join(names): f for f, names in merged.items()}
     per = lambda name: "sentence (of the B)" if name == "B" else f"{name}"  # noqa: E731
     out = {}
     for term, value in terms.items():
@@ -945,6 +984,15 @@ def list_hint(got, want, count: str | None = None) -> str:
         if list(got) == list(want)[::-1]:
             return "the same items in reverse order (sorted the wrong way round? best first is asked)"
         return "the same items in another order (the order is part of the answer: check how you sort them)"
+    rows = lambda v: all(isinstance(r, (list, tuple)) for r in v)  # noqa: E731
+    if rows(got) and rows(want) and want and len({len(r) for r in want}) == 1:
+        if [list(r) for r in got] == [list(c) for c in zip(*want)]:
+            return ("your lists are the expected ones transposed: one list per step where one list per sentence is "
+                    "asked (stack the steps along dim=1, or collect each sentence's tokens)")
+    if rows(got) and rows(want) and len(got) == len(want) and any(len(g) > len(w) for g, w in zip(got, want)) \
+            and all(list(g[:len(w)]) == list(w) for g, w in zip(got, want)):
+        return ("each of your lists starts with the expected items but some go on after them: stop where the "
+                "docstring says (at the first <eos>, which is not kept) and drop what follows")
     rest = list(map(key, got))
     if len(got) > len(want) and all(rest.count(x) >= w.count(x) for x in set(w)):
         return (f"{len(got)} items where {len(want)} are expected; the expected ones are among yours: "
@@ -1159,6 +1207,10 @@ _ERROR_HINTS = (
     ("should be a 1D CPU int64 tensor", "give pack_padded_sequence lengths.cpu() (int64)"),
     ("Expected all tensors to be on the same device", "move every tensor to one device"),
     ("expected scalar type", "float32 and float64 (or int) tensors are mixed: convert with .to(x.dtype)"),
+    ("index out of range in self", "a token id at least as large as the embedding's number of rows: the wrong "
+     "embedding for these ids (the source's where the target's is needed, or the reverse)?"),
+    ("Expected target size", "F.cross_entropy takes scores (N, V) with targets (N,), or (B, V, T) with the class "
+     "axis second: flatten (B, T, V) scores to (B*T, V) and the targets to (B*T,)"),
 )
 
 
@@ -1441,6 +1493,19 @@ def _shape_hint_at(msg: str, line: str, env: dict) -> str | None:
     if not values:
         return None
     try:
+        if re.search(r"\w\.T\b", line) and any(isinstance(v[1], torch.Tensor) and v[1].dim() > 2 for v in values):
+            if any(k in msg for k in ("must match the size", "cannot be multiplied", "Expected size", "mismatch")):
+                return (".T on a tensor of more than 2 dimensions reverses EVERY axis (the batch axis too): use "
+                        ".transpose(-2, -1) or .mT to swap the last two")
+        sizes = re.search(r"cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", msg)
+        if sizes:
+            fed, built = int(sizes.group(2)), int(sizes.group(3))
+            for owner, attr in re.findall(r"\b(self|model)\.(\w+)\(", line):
+                layer = getattr(env.get(owner), attr, None)
+                if isinstance(layer, torch.nn.Linear) and layer.in_features == built:
+                    return (f"{owner}.{attr} is an nn.Linear built for {built} input features, but the tensor you "
+                            f"give it has {fed} on its last axis: build it with in_features={fed} (the size of what "
+                            f"it is fed) or give it the tensor it was built for")
         if "must match the size of tensor b" in msg:
             return _broadcast_hint(values)
         if "must have same number of dimensions" in msg:

@@ -28,7 +28,15 @@ def test_shape_messages_name_the_likely_cause():
     _fails(r"extra dimension of size 1", assert_shape, torch.zeros(1, 2, 4), (2, 4))
     _fails(r"size 1 is missing", assert_shape, torch.zeros(2, 4), (1, 2, 4))
     _fails(r"dimension 2 is 2 times too large", assert_shape, torch.zeros(2, 5, 8), (2, 5, 4))
-    _fails(r"dimension 1 is off by one", assert_shape, torch.zeros(2, 6), (2, 5))
+    _fails(r"dimension 1 has 6 instead of 5: one too many \(an off-by-one in a range or a slice\?\) or another size "
+           r"of 6", assert_shape, torch.zeros(2, 6), (2, 5))
+    # trial 22d ch01-M3: one step kept where every step is asked
+    _fails(r"axis 1 \(size 5\) of the expected shape is missing: indexed away", assert_shape, torch.zeros(2, 4),
+           (2, 5, 4))
+    _fails(r"an extra axis 1 of size 5", assert_shape, torch.zeros(2, 5, 4), (2, 4))
+    # trial 22d ch05-M4: two halves joined along dimension 0 where dimension 1 is asked
+    _fails(r"dimension 0 is 2 times too large and dimension 1 2 times too small: 2 parts joined along dimension 0 "
+           r"where dimension 1 is asked \(torch.cat\(..., dim=1\)\?\)", assert_shape, torch.zeros(6, 2), (3, 4))
     _fails(r"got a tuple of 2 items", assert_shape, (torch.zeros(2), torch.zeros(2)), (2,))
     assert_shape(torch.zeros(2, 3), torch.Size([2, 3]))
 
@@ -516,6 +524,16 @@ def test_error_hints_use_the_shapes_on_the_students_line():
             "def split_wrong(weight_ih, h):\n"
             "    H = h.shape[0]\n"
             "    W_r, W_z, W_n = weight_ih.split(H)\n"
+            "def dot_wrong(dec, enc):\n"
+            "    return dec @ enc.T\n"
+            "class Head(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.head = torch.nn.Linear(3, 2)\n"
+            "    def forward(self, x):\n"
+            "        return self.head(x)\n"
+            "def embed_wrong(emb, ids):\n"
+            "    return emb(ids)\n"
             "def final_wrong(outputs, last, H):\n"
             "    forward_last = outputs[:, last, :H]\n"
             "    backward_first = outputs[:, 0, H:]\n"
@@ -536,6 +554,13 @@ def test_error_hints_use_the_shapes_on_the_students_line():
         assert "into 6 pieces" in text and "need a size of 4 each" in text, text
         text = message("final_wrong(torch.ones(3, 5, 8), torch.tensor([4, 2, 1]), 4)")
         assert "forward_last (3, 3, 4)" in text and "torch.arange(B)" in text and "squeeze" not in text, text
+        # trial 22d ch08-M2 (.T of a 3-D tensor) and ch09-M1 (ids of another vocabulary)
+        text = message("dot_wrong(torch.ones(2, 3, 4), torch.ones(2, 5, 4))")
+        assert ".T on a tensor of more than 2 dimensions reverses EVERY axis" in text, text
+        text = message("Head()(torch.ones(2, 4))")   # trial 22d ch01-M4: a head built with the wrong input size
+        assert "self.head is an nn.Linear built for 3 input features, but the tensor you give it has 4" in text, text
+        text = message("embed_wrong(torch.nn.Embedding(5, 2), torch.tensor([7]))")
+        assert "the wrong embedding for these ids" in text, text
     finally:
         InteractiveShell.clear_instance()
 
@@ -760,3 +785,17 @@ def test_a_layer_used_in_place_of_another_is_named():
     _fails(r"does not change when the weights of self.W_c are replaced by other numbers: that layer is not used "
            r"\(another layer used in its place", assert_close, bad(x), good(x), unchanged_when=when)
     assert_close(good(x), good(x), unchanged_when=checks.layers_changed(good, lambda m: m(x), ("W_c",)))
+
+
+def test_normalised_over_the_wrong_axis_and_list_layouts_are_named():
+    """Trial 22d ch07-M6 (log_softmax over the batch), ch07-M3 (tokens collected per step), ch06-M3 (tokens kept
+    after <eos>)."""
+    scores = torch.randn(3, 5)
+    _fails(r"log-probabilities normalised over dimension 0 \(their exp sums to 1 along it\), not over the last one",
+           assert_close, scores.log_softmax(0), scores.log_softmax(-1))
+    _fails(r"probabilities normalised over dimension 0 \(they sum to 1 along it\)", assert_close, scores.softmax(0),
+           scores.softmax(-1))
+    want = [[4, 5, 6], [7, 8, 9]]
+    assert "transposed: one list per step" in checks.list_hint([[4, 7], [5, 8], [6, 9]], want)
+    assert "starts with the expected items" in checks.list_hint([[4, 5, 6, 3], [7, 8, 9]], want)
+    assert checks.list_hint(want, want) == ""
