@@ -121,8 +121,10 @@ class Sandbox:
                 self._running.discard(proc)
             if started.tmp_home:
                 shutil.rmtree(started.tmp_home, ignore_errors=True)
-            events = out.events if out is not None else None
-            userkeys.empty_after(uid, events)
-            if self.warm_pool is not None and (events is None or userkeys.ran_without_namespaces(events)):
-                # what the driver could not make private (an IPC namespace) goes with the whole warm sandbox
-                self.warm_pool.retire(slot)
+            # no private namespaces (or nothing says how it ran): what the driver could not make private goes --
+            # the user id's keyrings, and (an IPC namespace) the whole warm sandbox
+            if out is None or userkeys.ran_without_namespaces(out.events):
+                if uid is not None:   # the submission's own user id (None: the grader's, never touched)
+                    userkeys.empty(uid)
+                if self.warm_pool is not None:
+                    self.warm_pool.retire(slot)

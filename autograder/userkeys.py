@@ -5,8 +5,9 @@ A submission normally runs in a user namespace of its own (:mod:`autograder._dri
 with it. Where it does not (the kernel refused one, or ``AUTOGRADER_PRIVATE_NAMESPACES=0``), the keys its code adds
 stay in the user, user-session and persistent keyrings of its user id in the grader's own user namespace: a channel to
 the next submission of the same worker slot, and something left on the machine after the batch. The driver empties
-them before the student's code runs, and says so in its ready event; :func:`empty_after` empties them again once the
-submission has ended, in a short-lived child that takes the user id (the kernel lets no other user reach them).
+them before the student's code runs, and says so in its ready event (:func:`ran_without_namespaces`); :func:`empty`
+empties them again once the submission has ended, in a short-lived child that takes the user id (the kernel lets no
+other user reach them).
 """
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ def ran_without_namespaces(events: list) -> bool:
 
 
 def empty(uid: int) -> bool:
-    """Empty and invalidate ``uid``'s keyrings (the grader is root); whether the child did it."""
+    """Empty and invalidate ``uid``'s keyrings (the grader is root: a user id of the submission's own, which
+    :meth:`autograder.jail.Jail.uid` gives only then); whether the child did it."""
     pid = os.fork()
     if pid == 0:   # the child: the user id, one system call per keyring, nothing else
         try:
@@ -49,10 +51,3 @@ def empty(uid: int) -> bool:
             continue
         except ChildProcessError:
             return False
-
-
-def empty_after(uid: int | None, events: list | None) -> None:
-    """After a submission run as ``uid`` (None: the grader's own user id, which is never touched): empty its keyrings
-    where it ran without namespaces of its own, or where nothing says how it ran (``events`` None: it failed)."""
-    if uid is not None and os.getuid() == 0 and (events is None or ran_without_namespaces(events)):
-        empty(uid)

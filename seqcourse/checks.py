@@ -222,7 +222,8 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     named ``ratios`` (``{description: actual / expected}``, e.g. ``{"divide by every position, the padding
     included (6 real of 8)": 6 / 8}``); for the same shape, probabilities or log-probabilities (a softmax or
     log-softmax over the last axis) where raw scores are expected, or raw scores where log-probabilities are
-    expected, a tanh, sigmoid or ReLU too many or too few on the whole value, a transpose of two axes of equal size, a permutation of 2, 3 or 4 equal blocks along one dimension
+    expected, a tanh, sigmoid or ReLU too many or too few on the whole value, (log-)probabilities normalised over
+    another axis, a transpose of two axes of equal size, a permutation of 2, 3 or 4 equal blocks along one dimension
     (gates, directions, halves of a concatenation), a reversal along a dimension, a shift by one step, the
     opposite sign, a constant factor, a factor per index along one dimension (a wrong count in a mean);
     finally where the wrong entries are: inside one of the ``regions`` (``{description: bool mask}``,
@@ -300,17 +301,6 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     squashed = _squashed(a, e, close)
     if squashed:
         return squashed
-    if a.dim() >= 2 and bool(torch.isfinite(a).all()) and bool(torch.isfinite(e).all()):
-        ones = lambda x: close(x, torch.ones_like(x))  # noqa: E731
-        for log, f in ((True, "log_softmax"), (False, "softmax")):
-            total = (lambda x, d: x.exp().sum(d)) if log else (lambda x, d: x.sum(d))  # noqa: E731
-            if (bool((e <= 1e-9).all()) if log else bool((e >= 0).all())) and ones(total(e, -1)) \
-                    and not ones(total(a, -1)):
-                for d in range(a.dim() - 1):
-                    if a.shape[d] > 1 and ones(total(a, d)):
-                        return (f"your values are {'log-' if log else ''}probabilities normalised over dimension {d} "
-                                f"({'their exp sums' if log else 'they sum'} to 1 along it), not over the last one: "
-                                f"{f}(..., dim=-1)?")
 
     n = a.dim()
     for i, j in itertools.combinations(range(n), 2):
@@ -434,8 +424,9 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
 
 
 def _squashed(a: torch.Tensor, e: torch.Tensor, close) -> str:
-    """A nonlinearity one too many or one too few on the whole value: ``a`` is tanh/sigmoid/ReLU of ``e`` (applied
-    twice, or where none is asked), or ``e`` is that function of ``a`` (left out); ``""`` when neither."""
+    """A nonlinearity one too many, one too few or over another axis on the whole value: ``a`` is tanh/sigmoid/ReLU
+    of ``e`` (applied twice, or where none is asked), or ``e`` is that function of ``a`` (left out), or ``a`` is
+    (log-)probabilities normalised over another axis than ``e``'s last; ``""`` when none of these."""
     if not (bool(torch.isfinite(a).all()) and bool(torch.isfinite(e).all())):
         return ""
     for name, f in (("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("ReLU", torch.relu)):
@@ -451,6 +442,18 @@ def _squashed(a: torch.Tensor, e: torch.Tensor, close) -> str:
                 return ("your values are the expected ones where those are positive, but negative where 0 is "
                         "expected: a ReLU (or clamp at 0) missing?")
             return f"{name} of your values gives the expected ones: a {name} missing?"
+    if a.dim() < 2:
+        return ""
+    ones = lambda x: close(x, torch.ones_like(x))  # noqa: E731
+    for log, f in ((True, "log_softmax"), (False, "softmax")):
+        total = (lambda x, d: x.exp().sum(d)) if log else (lambda x, d: x.sum(d))  # noqa: E731
+        if (bool((e <= 1e-9).all()) if log else bool((e >= 0).all())) and ones(total(e, -1)) \
+                and not ones(total(a, -1)):
+            for d in range(a.dim() - 1):
+                if a.shape[d] > 1 and ones(total(a, d)):
+                    return (f"your values are {'log-' if log else ''}probabilities normalised over dimension {d} "
+                            f"({'their exp sums' if log else 'they sum'} to 1 along it), not over the last one: "
+                            f"{f}(..., dim=-1)?")
     return ""
 
 
@@ -838,14 +841,16 @@ def slot_mistakes(slots: str, value: Callable[[dict], Any], kinds: tuple = ("wei
 
 
 ACTIVATIONS = {"sigmoid": torch.sigmoid, "tanh": torch.tanh, "relu": torch.relu, "identity": lambda x: x,
-               "sigmoid twice": lambda x: torch.sigmoid(torch.sigmoid(x)), "tanh twice": lambda x: torch.tanh(torch.tanh(x))}
+               "sigmoid twice": lambda x: torch.sigmoid(torch.sigmoid(x)),
+               "tanh twice": lambda x: torch.tanh(torch.tanh(x))}
 
 
 def activation_mistakes(slots: dict, value: Callable[[dict], Any], names: dict | None = None) -> dict:
     """``{description: value}`` for every nonlinearity swapped for another, for ``assert_close(mistakes=...)``.
 
     slots: ``{slot: the activation it takes}`` with activations named as in :data:`ACTIVATIONS` (sigmoid, tanh,
-    relu, identity; "tanh twice" is a slot's own tanh applied a second time, tried only where the slot takes tanh), e.g. ``{"r": "sigmoid", "z": "sigmoid", "n": "tanh"}``; value: ``value(acts)`` computes the
+    relu, identity; "tanh twice" is a slot's own tanh applied a second time, tried only where the slot takes tanh),
+    e.g. ``{"r": "sigmoid", "z": "sigmoid", "n": "tanh"}``; value: ``value(acts)`` computes the
     result with ``acts[slot]`` the name of the activation used there (``ACTIVATIONS[name]`` is the function); it
     may return None where it cannot (e.g. nn.RNN has only tanh and relu). ``value`` may also be a table
     ``{(slot, activation): value}`` of values computed beforehand (literals in a visible test). names: ``{slot: words}``.
@@ -874,15 +879,15 @@ def reduction_mistakes(parts: list, of: str = "part") -> dict:
     """``{description: value}`` for a norm of all ``parts`` together reduced another way: each part's norm, then
     their sum, mean or maximum; the sum of squares without the square root. ``of`` names a part in the message."""
     norms = torch.stack([torch.linalg.vector_norm(_as_float64(p, of)) for p in parts])
+    squared_sums = sum(_as_float64(p, of).sum() ** 2 for p in parts)
     whole = "one norm over all the entries together is asked: sqrt of the sum of every squared entry"
     return {f"take each {of}'s norm and add them up ({whole})": norms.sum(),
             f"take each {of}'s norm and average them ({whole})": norms.mean(),
             f"take the largest norm of one {of} ({whole})": norms.max(),
             "forget the square root (the sum of squares is not the norm)": (norms ** 2).sum(),
             f"square each {of}'s SUM of entries (the square of a sum is not the sum of the squares: square every "
-            "entry, then add)": torch.sqrt(sum(_as_float64(p, of).sum() ** 2 for p in parts)),
-            f"add the squares of each {of}'s sum without the square root": sum(_as_float64(p, of).sum() ** 2
-                                                                               for p in parts)}
+            "entry, then add)": torch.sqrt(squared_sums),
+            f"add the squares of each {of}'s sum without the square root": squared_sums}
 
 
 def assert_uses_argument(results: dict, argument: str, call: str = "your function", *, atol: float = 1e-6) -> None:
@@ -1027,12 +1032,21 @@ def with_settings(module: torch.nn.Module, layer: str, **settings) -> torch.nn.M
     ``settings``, e.g. ``with_settings(model, "rnn", batch_first=True)``: the student's own model with one layer
     setting changed, to compute an ``inverse`` value for :func:`assert_close` (a setting the docstring asks for,
     left out, where another correct answer may build the layer otherwise)."""
+    def change(target):
+        for key, value in settings.items():
+            setattr(target, key, value)
+
+    return _changed_copy(module, layer, change)
+
+
+def _changed_copy(module: torch.nn.Module, layer: str, change: Callable) -> torch.nn.Module:
+    """A deep copy of ``module`` after ``change(its sub-layer layer)`` (no gradients): the student's own model with
+    one layer changed, for :func:`with_settings`, :func:`input_orders` and :func:`layers_changed`."""
     import copy
 
     other = copy.deepcopy(module)
-    target = other.get_submodule(layer)
-    for key, value in settings.items():
-        setattr(target, key, value)
+    with torch.no_grad():
+        change(other.get_submodule(layer))
     return other
 
 
@@ -1069,8 +1083,6 @@ def input_orders(model: torch.nn.Module, call: Callable, layer: str, parts: list
     :func:`assert_close`'s ``inverse`` values, e.g. ``input_orders(enc, lambda m: m(src)[1], "fc", [("h_left", H),
     ("h_right", H)])``. A concatenation in the wrong order is no shape error when the sizes add up the same.
     parts: ``[(name, size), ...]`` in the order the docstring gives."""
-    import copy
-
     names, sizes = [n for n, _ in parts], [int(s) for _, s in parts]
     columns = getattr(model.get_submodule(layer), weight).detach()
     if columns.dim() != 2 or columns.shape[1] != sum(sizes):
@@ -1080,9 +1092,8 @@ def input_orders(model: torch.nn.Module, call: Callable, layer: str, parts: list
     for perm in itertools.permutations(names):
         if list(perm) == names:
             continue
-        other = copy.deepcopy(model)
-        with torch.no_grad():
-            getattr(other.get_submodule(layer), weight).copy_(torch.cat([blocks[n] for n in perm], dim=1))
+        other = _changed_copy(model, layer, lambda target, perm=perm: getattr(target, weight).copy_(
+            torch.cat([blocks[n] for n in perm], dim=1)))
         cases[f"self.{layer}'s weight is rearranged for the input [{'; '.join(perm)}]: you give self.{layer} "
               f"[{'; '.join(perm)}], concatenate [{'; '.join(names)}] (the order the docstring gives)"] = (other,)
     return results_when(call, cases)
@@ -1094,16 +1105,12 @@ def layers_changed(model: torch.nn.Module, call: Callable, layers: tuple, owner:
     :func:`assert_close`'s ``unchanged_when`` values: a result that stays the same ignores the layer (another
     layer of the same shape used in its place, a copy-paste slip, is no shape error). Give only layers the checked
     value depends on. ``owner`` names the model in the message (``"model"`` where a function is given it)."""
-    import copy
+    def shift(target):
+        for p in target.parameters():
+            p.add_(torch.linspace(0.2, 0.7, p.numel(), dtype=p.dtype).reshape(p.shape))
 
-    cases = {}
-    for layer in layers:
-        other = copy.deepcopy(model)
-        with torch.no_grad():
-            for p in other.get_submodule(layer).parameters():
-                p.add_(torch.linspace(0.2, 0.7, p.numel(), dtype=p.dtype).reshape(p.shape))
-        cases[f"the weights of {owner}.{layer} are replaced by other numbers"] = (other,)
-    return results_when(call, cases)
+    return results_when(call, {f"the weights of {owner}.{layer} are replaced by other numbers":
+                               (_changed_copy(model, layer, shift),) for layer in layers})
 
 
 def transpose_blocks(stacked: torch.Tensor, k: int, which=None) -> torch.Tensor:

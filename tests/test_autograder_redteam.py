@@ -504,7 +504,8 @@ def _grade(root: Path, subs: dict, *extra_args: str, env: dict | None = None) ->
            str(root / "nbgrader_config.py"), "--out", str(out), "--feedback-dir", str(root / "feedback"),
            "--workers", "1", "--cell-timeout", "10", "--notebook-timeout", "60", *extra_args]
     t0 = time.monotonic()
-    r = subprocess.run(cmd, cwd=nbgrader_cli.REPO, env=dict(os.environ, PYTHONPATH=str(nbgrader_cli.REPO), **(env or {})),
+    r = subprocess.run(cmd, cwd=nbgrader_cli.REPO,
+                       env=dict(os.environ, PYTHONPATH=str(nbgrader_cli.REPO), **(env or {})),
                        capture_output=True, text=True, timeout=3000)
     wall = time.monotonic() - t0
     assert r.returncode == 0, r.stderr[-3000:]
@@ -654,10 +655,12 @@ def test_class4_nothing_passes_between_students(batch, channel):
 def test_class4_the_instructor_is_told_how_submissions_were_isolated(batch):
     """The fallback is not silent: each record's instructor detail says the submission had no private namespaces
     (and the fallback batch really ran without them, or its class-4 tests would prove nothing)."""
-    said = {s: "sandbox: no private namespaces" in rec["notebooks"][NB]["detail"] for s, rec in batch["records"].items()}
-    if batch["mode"] == "fallback":
-        assert all(said.values()), [s for s, v in said.items() if not v]
-        assert "switched off by the grader" in batch["records"]["a-reference"]["notebooks"][NB]["detail"]
+    if batch["mode"] != "fallback":
+        pytest.skip("private namespaces may be refused on a loaded machine: only the fallback batch surely lacks them")
+    said = {s: "sandbox: no private namespaces" in rec["notebooks"][NB]["detail"]
+            for s, rec in batch["records"].items()}
+    assert all(said.values()), [s for s, v in said.items() if not v]
+    assert "switched off by the grader" in batch["records"]["a-reference"]["notebooks"][NB]["detail"]
 
 
 def test_class4_nothing_of_any_grading_user_remains(batch):
