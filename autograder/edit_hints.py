@@ -468,7 +468,6 @@ def generate(assignment: str, budget: float = 300.0, log=print) -> dict:
         starts = sorted(snapshots)
         sites: dict = {}
         spent, tried, kept = 0.0, 0, 0
-        seen: dict = {}
         t0 = time.monotonic()
         for n, k in enumerate(starts):
             per_cell = (budget - (time.monotonic() - t0)) / (len(starts) - n)   # what is left, shared by the rest
@@ -522,7 +521,7 @@ def generate(assignment: str, budget: float = 300.0, log=print) -> dict:
             ev = baseline[i][m]
             for entry in site["hints"].values():
                 if len(entry["texts"]) > AMBIGUOUS:
-                    continue       # too many edits give these values: naming two of them would mislead
+                    continue       # too many edits give these values: naming one of them would mislead
                 weak = hints.weak(entry["value"])   # a guessable fingerprint: words, not code
                 best = min(entry["texts"])            # the likeliest kind of edit, the first one found of it
                 text = best[3] if weak else best[2]

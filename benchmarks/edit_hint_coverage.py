@@ -7,6 +7,9 @@ with the reference solution except the edited cell, from that cell until the fir
 line is what Jupyter shows), once with the hints of seqcourse/hint_data/ and once without them.
 
     nice -n 5 .venv/bin/python benchmarks/edit_hint_coverage.py [ch01 ...] > benchmarks/results/edit_hint_coverage.txt
+
+Result on 1834d1d (all nine): of the 191 earlier trial mistakes, 22 first messages now name an edit; the other
+first messages are unchanged (the hand-named causes, which come first, were written for those mistakes).
 """
 from __future__ import annotations
 
@@ -40,12 +43,16 @@ def cases(assignments):
 
 def first_failure(shell, cells, start: int) -> tuple[str, str]:
     """(grade id, first line of the error) of the first test cell or other cell that fails from ``start`` on."""
+    from seqcourse.checks import brief_error
+
     for src, role, gid in cells[start:]:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             result = shell.run_cell(src, store_history=False, silent=True)
         if not result.success:
             err = result.error_in_exec or result.error_before_exec
-            return gid or "?", f"{type(err).__name__}: {err}".splitlines()[0]
+            if isinstance(err, AssertionError):
+                return gid or "?", f"{type(err).__name__}: {err}".splitlines()[0]
+            return gid or "?", brief_error(err, err.__traceback__, shell)      # what explain_errors shows
     return "", ""
 
 
@@ -63,7 +70,7 @@ def main(argv=None) -> int:
 
     shell = InteractiveShell.instance()
     real_hint = checks._edit_hint
-    totals = {"mistakes": 0, "hinted": 0, "changed": 0, "no cause before": 0, "no cause before, hinted": 0}
+    totals = {"mistakes": 0, "first message names an edit": 0, "first message changed": 0}
     here = os.getcwd()
     for assignment in args.assignments:
         cells, _, ex = _cells(assignment)
@@ -97,11 +104,8 @@ def main(argv=None) -> int:
             before, after = seen["without"][1], seen["with"][1]
             hinted = "what you get with" in after and "what you get with" not in before
             totals["mistakes"] += 1
-            totals["hinted"] += hinted
-            totals["changed"] += before != after
-            nocause = "Likely cause" not in before and "; " not in before.split("expected", 1)[-1]
-            totals["no cause before"] += nocause
-            totals["no cause before, hinted"] += nocause and hinted
+            totals["first message names an edit"] += hinted
+            totals["first message changed"] += before != after
             print(f"{trial:4s} {case.name:10s} {'HINT' if hinted else '    '} {case.what[:90]}")
             if before != after:
                 print(f"     before: {before[:400]}")

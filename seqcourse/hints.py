@@ -7,9 +7,12 @@ the values the edit gives. :func:`describe` (called by ``seqcourse.checks.diagno
 matches) finds the test by the fingerprint of its expected value and tells a student whose values have the
 fingerprint of an edit which edit that is.
 
-Nothing here reveals the reference: a fingerprint is a hash of a few rounded entries, and each description is
+Nothing here reveals the reference: a fingerprint is a hash of up to 12 rounded entries (chosen far from a rounding
+boundary; an exact zero is a class of its own) and two weighted sums of every entry, and each description is
 encrypted with a key derived from the values of the edit it describes, so only values that equal those of the edit
-(the student has made that very mistake) decrypt it.
+(the student has made that very mistake) decrypt it. Values a student could guess (integers, plain data, fewer than
+4 entries: "weak" fingerprints) are described in words, never code. A hint is looked up by the check's name and
+its expected value: it never speaks in another check.
 """
 from __future__ import annotations
 
