@@ -4,6 +4,7 @@
 #   make book        set up, then build the HTML book into _build/html (warnings are errors)
 #   make test        set up, then run the whole test suite (book build, nbgrader round-trips, package tests)
 #   make exercises   regenerate exercises/ from solutions/ with nbgrader (after editing a solution notebook)
+#   make hints       regenerate the edit hints (seqcourse/hint_data/) after changing a solution or a visible test
 #
 # TORCH_SPEC picks the PyTorch to install when the environment has none. The default pins a known-good
 # release; on Linux without a GPU, `make book TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"`
@@ -17,7 +18,7 @@ TORCH_PIP_ARGS ?=
 export SEQCOURSE_PROGRESS ?= 0
 export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
-.PHONY: set-url setup book test exercises clean
+.PHONY: set-url setup book test exercises hints clean
 
 setup: $(VENV)/.installed
 
@@ -38,6 +39,11 @@ test: setup
 exercises: setup
 	cd autograder && for a in ../solutions/*/; do \
 	  PATH="$(CURDIR)/$(BIN):$$PATH" ../$(BIN)/python -m nbgrader generate_assignment "$$(basename $$a)" --force || exit 1; \
+	done
+
+hints: setup
+	for a in solutions/*/; do \
+	  PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m autograder.edit_hints "$$(basename $$a)" || exit 1; \
 	done
 
 # Publishing: point the book's repository link and the exercises' Colab install line at the real repository,

@@ -32,6 +32,7 @@ import pytest
 from browser_tools import ARGS, AXE_RUN, CHROMIUM, TAGS, axe_source
 
 import autograder_synth as synth
+import harness
 import nbgrader_cli
 from autograder.records import CSV_FIELDS
 from autograder.lms_export import CANVAS_HEADER
@@ -141,6 +142,11 @@ def test_report_of_a_real_batch_agrees_with_grades_csv(class_batch, assignment):
     blank = [cause(r["notebooks"][nb]["tests"][gid]["detail"]) for s, r in attempted.items() if s == "blank"
              for nb, gid in nb_tests if not r["notebooks"][nb]["tests"][gid]["passed"]]
     assert blank and all(c == ("exception", "raised NotImplementedError") for c in blank), blank
+    # the edit hints (seqcourse/hint_data/) are read in the sandbox as in Jupyter: where the catalogue has mutants
+    # whose visible message names the one edit of the reference they are, the records name such edits too
+    if any(m.message and "what you get with" in m.message for m in harness.load_mutants(assignment)):
+        assert any("your values are what you get with" in r["notebooks"][nb]["tests"][gid]["detail"]
+                   for r in attempted.values() for nb, gid in nb_tests)
     # two example students per cause (the others are counted, above): every test that failed names at least one
     # student who failed it
     for nb, gid in nb_tests:

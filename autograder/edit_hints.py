@@ -1,0 +1,571 @@
+"""Generate the edit hints of an assignment: what each single edit of the reference solution gives in the visible tests.
+
+    python -m autograder.edit_hints ch04 [ch05 ...] [--budget SECONDS]
+
+For each solution cell of ``solutions/<a>/*.ipynb``, every single edit of its ``### BEGIN SOLUTION`` region (see
+:func:`edits`: an activation swapped, added or removed, a term or a step left out, operands swapped, another
+variable, another constant or axis, a ``.T`` left out, two items in another order, ...) is run with the cells up to
+the next solution cell, taken from the STUDENT notebook ``exercises/<a>/*.ipynb`` (the visible tests only). For the
+first ``assert_close`` of each test cell whose values the edit changes, a fingerprint of those values and an
+encrypted description of the edit are written to ``seqcourse/hint_data/<a>.json`` (see :mod:`seqcourse.hints`,
+which reads them when a student's values are wrong). Rerun after changing a solution or its visible tests; the data
+file says which notebooks it was made from, and a test checks that it is current.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import copy
+import hashlib
+import io
+import itertools
+import json
+import os
+import pickle
+import random
+import select
+import signal
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTIVATIONS = ("sigmoid", "tanh", "relu")
+SWAPS = {**{a: [b for b in ACTIVATIONS if b != a] for a in ACTIVATIONS},
+         "softmax": ["log_softmax"], "log_softmax": ["softmax"], "sum": ["mean"], "mean": ["sum"],
+         "max": ["min"], "min": ["max"], "amax": ["amin"], "argmax": ["argmin"], "split": ["chunk"],
+         "chunk": ["split"], "cat": ["stack"], "stack": ["cat"], "squeeze": ["unsqueeze"], "unsqueeze": ["squeeze"],
+         "bmm": ["matmul"]}
+UNWRAP = set(ACTIVATIONS) | {"softmax", "log_softmax", "exp", "log", "t", "transpose", "flip", "sqrt", "float",
+                             "reversed", "abs", "neg"}
+SHORT = 70
+# the kinds of edit, the likeliest mistake first: where several edits give the same values, the first is named
+PRIORITY = ("swap", "unwrap", "transpose", "drop", "delete", "operands", "order", "op", "sign", "range", "slice",
+            "compare", "flag", "assign", "wrap", "attr", "swapnames", "steps", "twice", "constant", "name", "value")
+# what each kind of edit is, in words: said instead of the code where the values have few possibilities (integers,
+# fewer than 4 entries), whose fingerprint a student could guess, to read the description without the mistake
+KIND_WORDS = {"swap": "another function in place of the right one (an activation, a reduction, softmax or its log)",
+              "unwrap": "a function call left out (an activation, a transpose, a softmax, ...)",
+              "transpose": "a transpose (.T) left out", "drop": "a term or a factor left out",
+              "delete": "a step left out", "operands": "two operands in the wrong order",
+              "order": "two items in the wrong order", "op": "another arithmetic operation (+ for -, * for /, ...)",
+              "sign": "the sign flipped", "range": "a loop that starts one step late",
+              "slice": "a slice with a bound left out", "compare": "a comparison off by one (< for <=, ...)",
+              "flag": "an option (True/False) flipped", "assign": "= where += is needed",
+              "wrap": "an extra activation", "constant": "another number (an index, axis, size or count off?)",
+              "name": "another variable in place of the right one", "value": "another variable in place of a value",
+              "attr": "another attribute of the same object (a copy-paste slip?)",
+              "steps": "two steps in the wrong order", "twice": "a term added twice",
+              "swapnames": "two variables in each other's place"}
+AMBIGUOUS = 6
+EDIT_TIMEOUT = 60.0      # seconds for one edit's cells (the reference's take a few)
+LEAF = ("constant", "name", "attr", "flag", "sign", "transpose")   # described with the expression around them
+
+
+def _short(node) -> str:
+    text = ast.unparse(node).replace("\n", " ")
+    return text if len(text) <= SHORT else text[:SHORT - 3] + "..."
+
+
+def _callee(node: ast.Call) -> str | None:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+
+
+def _renamed(call: ast.Call, name: str) -> ast.Call:
+    new = copy.deepcopy(call)
+    if isinstance(new.func, ast.Attribute):
+        new.func.attr = name
+    else:
+        new.func.id = name
+    return new
+
+
+def _candidates(node, names: list[str], attrs: dict):
+    """(replacement node or None to delete, what it is) for one node: every single edit considered. ``names``: the
+    function's variables; ``attrs``: ``{object: [attributes of it the function uses]}``."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        for other in attrs.get(node.value.id, ()):
+            if other != node.attr:       # a copy-paste slip: self.fwd for self.bwd, weight_ih for weight_hh
+                yield ast.Attribute(node.value, other, node.ctx), "attr"
+    if isinstance(node, ast.Call):
+        name = _callee(node)
+        for other in SWAPS.get(name, ()):
+            yield _renamed(node, other), "swap"
+        if name in UNWRAP:
+            if isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
+                                                             and node.func.value.id in ("torch", "F", "nn", "math")):
+                yield node.func.value, "unwrap"
+            elif node.args:
+                yield node.args[0], "unwrap"
+        if name == "range" and len(node.args) == 1:
+            yield ast.Call(func=node.func, args=[ast.Constant(1), node.args[0]], keywords=[]), "range"
+        for i, kw in enumerate(node.keywords):
+            if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool):
+                new = copy.deepcopy(node)
+                new.keywords[i].value = ast.Constant(not kw.value.value)
+                yield new, "flag"
+    if isinstance(node, ast.BinOp):
+        ops = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.MatMult: ast.Mult}
+        if type(node.op) in ops:
+            yield ast.BinOp(node.left, ops[type(node.op)](), node.right), "op"
+        if isinstance(node.op, (ast.Sub, ast.Div, ast.MatMult, ast.Pow)):
+            yield ast.BinOp(node.right, node.op, node.left), "operands"
+        if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            yield node.left, "drop"
+            yield node.right, "drop"
+        if isinstance(node.op, ast.Add):
+            yield ast.BinOp(node, ast.Add(), node.right), "twice"
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        yield node.operand, "sign"
+    value = _int_of(node)
+    if value is not None and not getattr(node, "_signed", False):
+        for v in sorted({value + 1, value - 1, -1, 0, 1} - {value}):
+            yield (ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))), "constant"
+    if isinstance(node, ast.Attribute) and node.attr in ("T", "mT", "H"):
+        yield node.value, "transpose"
+    if isinstance(node, ast.Slice):
+        for part in ("lower", "upper"):
+            if getattr(node, part) is not None:
+                new = copy.deepcopy(node)
+                setattr(new, part, None)
+                yield new, "slice"
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        flips = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
+                 ast.NotEq: ast.Eq}
+        if type(node.ops[0]) in flips:
+            yield ast.Compare(node.left, [flips[type(node.ops[0])]()], node.comparators), "compare"
+    if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load) and len(node.elts) == 2:
+        yield type(node)(elts=node.elts[::-1], ctx=ast.Load()), "order"
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
+        for other in names:
+            if other != node.id:
+                yield ast.Name(other, ast.Load()), "name"
+
+
+def _int_of(node) -> int | None:
+    """The int a node spells (``3``, ``-1``), else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
+            and type(node.operand.value) is int):
+        return -node.operand.value
+    return None
+
+
+def _function_attrs(fn) -> dict:
+    """``{name: [attributes]}`` of the attributes the function reads from each of its names (self, cell, ...)."""
+    out: dict = {}
+    called = {id(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)}
+    for n in ast.walk(fn):
+        if (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Load)
+                and (id(n) not in called or n.value.id == "self")):   # data and layers, not methods (x.sum)
+            out.setdefault(n.value.id, [])
+            if n.attr not in out[n.value.id]:
+                out[n.value.id].append(n.attr)
+    return {k: v for k, v in out.items() if k not in ("torch", "F", "nn", "math", "np") and len(v) > 1}
+
+
+def _function_names(fn) -> list[str]:
+    names = [a.arg for a in fn.args.args + fn.args.kwonlyargs if a.arg != "self"]
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in names:
+            names.append(n.id)
+    return names
+
+
+def _describe(kind: str, old, new, where: str, stmt) -> str:
+    if kind == "steps":
+        return f"your values are what you get with `{_short(new)}` done before `{_short(old)}` ({where})"
+    if kind == "twice":
+        return f"your values are what you get with `{_short(new.right)}` added twice in `{_short(old)}` ({where})"
+    if kind == "value":
+        return f"your values are what you get with `{_short(new)}` in place of the whole value ({where})"
+    if new is None:
+        return f"your values are what you get without the step `{_short(old)}` ({where})"
+    if kind == "wrap":
+        return f"your values are what you get with an extra {new.func.attr} around `{_short(old)}` ({where})"
+    return f"your values are what you get with `{_short(new)}` where `{_short(old)}` is needed ({where})"
+
+
+def edits(source: str):
+    """Every single edit of the solution regions of a cell: (edited source, description, kind, where), in a fixed
+    order."""
+    lines = source.splitlines()
+    region = set()
+    inside = False
+    for i, line in enumerate(lines, 1):
+        if "### BEGIN SOLUTION" in line:
+            inside = True
+        elif "### END SOLUTION" in line:
+            inside = False
+        elif inside:
+            region.add(i)
+    tree = ast.parse(source)
+    parents, order = {}, []
+    for node in ast.walk(tree):
+        order.append(node)
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if _int_of(node) is not None and isinstance(node, ast.UnaryOp):
+            node.operand._signed = True          # -1 is edited as a whole, not as - (1)
+    owners = {}
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            cls = next((p for p in ast.walk(tree) if isinstance(p, ast.ClassDef) and fn in p.body), None)
+            label = f"{cls.name}.{fn.name}" if cls else fn.name
+            names, attrs = _function_names(fn), _function_attrs(fn)
+            for n in ast.walk(fn):
+                owners.setdefault(id(n), (label, names, attrs))   # the innermost function comes later: keep the outer
+
+    def statement_of(node):
+        while not isinstance(node, ast.stmt):
+            node = parents[id(node)]
+        return node
+
+    def where_of(node, label):
+        stmt = statement_of(node)
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+            return f"in {label}, the line that computes `{_short(target)}`"
+        if isinstance(stmt, ast.Return):
+            return f"in {label}, the returned value"
+        return f"in {label}, the line `{_short(stmt)}`"
+
+    for k, fn in enumerate(order):      # two variables in each other's place throughout a function
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or id(fn) not in owners:
+            continue
+        label = owners[id(fn)][0]
+        loaded = []
+        for n in ast.walk(fn):
+            if (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.lineno in region
+                    and n.id in owners[id(fn)][1] and n.id not in loaded):
+                loaded.append(n.id)
+        for a, b in itertools.combinations(loaded, 2):
+            edited = copy.deepcopy(tree)
+            target = list(ast.walk(edited))[k]
+            for n in ast.walk(target):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.lineno in region:
+                    n.id = {a: b, b: a}.get(n.id, n.id)
+            yield (ast.unparse(edited), f"your values are what you get with `{a}` and `{b}` in each other's place "
+                   f"(in {label})", "swapnames", f"in {label}")
+
+    for k, node in enumerate(order):
+        line = getattr(node, "lineno", None)
+        if line is None or line not in region or id(node) not in owners:
+            continue
+        label, names, attrs = owners[id(node)]
+        where = where_of(node, label)
+        found = list(_candidates(node, names, attrs))
+        stmt = node if isinstance(node, ast.stmt) else None
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and len(parents[id(node)].body
+                                                                         if hasattr(parents[id(node)], "body") else []) > 1:
+            found.append((None, "delete"))
+        if isinstance(node, ast.AugAssign):
+            found.append((ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno), "assign"))
+        body = getattr(parents[id(node)], "body", None)
+        if isinstance(node, ast.stmt) and isinstance(body, list) and node in body:
+            j = body.index(node)
+            if j + 1 < len(body) and getattr(body[j + 1], "lineno", 0) in region:
+                found.append((("swap-next", j), "steps"))
+        parent = parents[id(node)]
+        top = isinstance(parent, (ast.Assign, ast.Return))
+        if top and isinstance(node, (ast.BinOp, ast.Call)):
+            for other in names:     # the whole value replaced by another variable (a candidate returned for the state)
+                found.append((ast.Name(other, ast.Load()), "value"))
+        into_layer = (isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Attribute)
+                      and isinstance(parent.func.value, ast.Name) and parent.func.value.id == "self")
+        if (isinstance(node, (ast.BinOp, ast.Call)) and (top or isinstance(parent, ast.Call)
+                                                         and _callee(parent) in UNWRAP)) or into_layer:
+            for act in ("tanh", "sigmoid"):
+                wrapped = ast.Call(func=ast.Attribute(ast.Name("torch", ast.Load()), act, ast.Load()), args=[node],
+                                   keywords=[])
+                found.append((wrapped, "wrap"))
+        for new, kind in found:
+            edited = copy.deepcopy(tree)
+            target = list(ast.walk(edited))[k]
+            parent = next(p for p in ast.walk(edited) if any(c is target for c in ast.iter_child_nodes(p)))
+            if kind == "steps":
+                j = new[1]
+                parent.body[j], parent.body[j + 1] = parent.body[j + 1], parent.body[j]
+                new = parent.body[j]
+            elif not _replace(parent, target, new):
+                continue
+            try:
+                text = ast.unparse(ast.fix_missing_locations(edited))
+            except Exception:  # noqa: BLE001 - an edit that does not make code is skipped
+                continue
+            old = stmt if kind == "delete" else node
+            place = where if kind != "delete" else f"in {label}"
+            if kind in LEAF:            # a name or a number alone says little: show the expression around it
+                ctx = parents.get(id(node))
+                while ctx is not None and not isinstance(ctx, (ast.Call, ast.Subscript, ast.BinOp, ast.Compare)):
+                    ctx = parents.get(id(ctx)) if not isinstance(ctx, ast.stmt) else None
+                if ctx is not None:
+                    old, new = ctx, list(ast.walk(edited))[order.index(ctx)]
+            yield text, _describe(kind, old, new, place, stmt), kind, place
+
+
+def _replace(parent, target, new) -> bool:
+    for field, value in ast.iter_fields(parent):
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if item is target:
+                    if new is None:
+                        del value[i]
+                    else:
+                        value[i] = new
+                    return True
+        elif value is target:
+            if new is None:
+                return False
+            setattr(parent, field, new)
+            return True
+    return False
+
+
+class _Recorder:
+    """Stands in for seqcourse.checks.assert_close and assert_equal (one recorder each, one shared list of calls):
+    records (expected, actual) and never fails."""
+
+    def __init__(self, real, calls: list):
+        self.real, self.calls = real, calls
+
+    def __call__(self, actual, expected, *args, **kwargs):
+        self.calls.append((expected, actual, kwargs.get("name", args[0] if args else "output")))
+
+
+def _notebooks(assignment: str):
+    sol = next((ROOT / "solutions" / assignment).glob("*.ipynb"))
+    ex = ROOT / "exercises" / assignment / sol.name
+    return sol, ex
+
+
+def _cells(assignment: str):
+    """The student notebook's code cells with the solution cells put back: (source, role, grade_id)."""
+    sol, ex = _notebooks(assignment)
+    import nbformat
+    solved = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source
+              for c in nbformat.read(sol, as_version=4).cells if c.cell_type == "code"}
+    out = []
+    for c in nbformat.read(ex, as_version=4).cells:
+        if c.cell_type != "code":
+            continue
+        meta = c.metadata.get("nbgrader", {})
+        gid = meta.get("grade_id")
+        role = "solution" if meta.get("solution") else "test" if meta.get("grade") else "other"
+        out.append((solved[gid] if role == "solution" else c.source, role, gid))
+    return out, sol, ex
+
+
+def _value(x):
+    """A float64 tensor of ``x``, or ``x`` itself when it is not numbers (strings, nested lists of them)."""
+    import torch
+    try:
+        return torch.as_tensor(x).detach().to("cpu", torch.float64)
+    except (TypeError, ValueError, RuntimeError):
+        return copy.deepcopy(x)
+
+
+def _forked(fn, timeout: float):
+    """``fn()`` in a forked child (an edit may crash the interpreter or loop forever): its pickled result, or None
+    when it crashed, raised or ran longer than ``timeout`` seconds."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                     # the child: never returns
+        os.close(r)
+        try:
+            data = pickle.dumps(fn())
+        except BaseException:  # noqa: BLE001 - whatever the edit did, the parent learns "nothing"
+            data = pickle.dumps(None)
+        with os.fdopen(w, "wb") as f:
+            f.write(data)
+        os._exit(0)
+    os.close(w)
+    chunks, deadline = [], time.monotonic() + timeout
+    with os.fdopen(r, "rb") as f:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, signal.SIGKILL)
+                chunks = []
+                break
+            if not select.select([f], [], [], left)[0]:
+                continue
+            chunk = os.read(f.fileno(), 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    os.waitpid(pid, 0)
+    try:
+        return pickle.loads(b"".join(chunks)) if chunks else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _constant(v) -> bool:
+    """A tensor of two entries or more that are all equal (every state zero, every weight 1/T)."""
+    import torch
+    return isinstance(v, torch.Tensor) and v.numel() > 1 and bool((v == v.flatten()[0]).all())
+
+
+def _same(a, b) -> bool:
+    import torch
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and bool(torch.isfinite(a).all()) and bool(torch.allclose(a, b, atol=1e-4, rtol=1e-4))
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return False
+    try:
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except (TypeError, ValueError):
+        return False
+
+
+def generate(assignment: str, budget: float = 300.0, log=print) -> dict:
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    os.environ["SEQCOURSE_PROGRESS"] = "0"
+    import numpy as np
+    import torch
+    from IPython.core.interactiveshell import InteractiveShell
+    import seqcourse.checks as checks
+    from seqcourse import hints
+
+    cells, sol, ex = _cells(assignment)
+    shell = InteractiveShell.instance()
+    calls: list = []
+    recorder = _Recorder(checks.assert_close, calls)
+    equal_recorder = _Recorder(checks.assert_equal, calls)
+    checks.assert_close, checks.assert_equal = recorder, equal_recorder
+    here = os.getcwd()
+    os.chdir(ex.parent)
+
+    def run(src: str) -> bool:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            result = shell.run_cell(src, store_history=False, silent=True)
+        return result.success
+
+    def state():
+        return (dict(shell.user_ns), torch.get_rng_state(), random.getstate(), np.random.get_state())
+
+    def restore(s):
+        shell.user_ns.clear()
+        shell.user_ns.update(s[0])
+        torch.set_rng_state(s[1])
+        random.setstate(s[2])
+        np.random.set_state(s[3])
+
+    try:
+        snapshots, baseline = {}, {}
+        for i, (src, role, gid) in enumerate(cells):
+            if role == "solution":
+                snapshots[i] = state()
+            calls.clear()
+            if not run(src):
+                raise RuntimeError(f"{assignment}: the reference notebook fails at cell {gid or i}")
+            if role == "test":
+                baseline[i] = [_value(e) for e, _, _ in calls]
+        starts = sorted(snapshots)
+        sites: dict = {}
+        spent, tried, kept = 0.0, 0, 0
+        seen: dict = {}
+        t0 = time.monotonic()
+        for n, k in enumerate(starts):
+            per_cell = (budget - (time.monotonic() - t0)) / (len(starts) - n)   # what is left, shared by the rest
+            restore(snapshots[k])      # each edit runs in a child forked from this state
+            end = starts[n + 1] if n + 1 < len(starts) else len(cells)
+            region = [i for i in range(k + 1, end)]
+            cell_t0 = time.monotonic()
+            for text, desc, kind, place in sorted(edits(cells[k][0]), key=lambda e: PRIORITY.index(e[2])):
+                if time.monotonic() - cell_t0 > per_cell:
+                    log(f"{assignment}: cell {cells[k][2]}: time budget spent, later edits not tried")
+                    break
+                tried += 1
+
+                def attempt():
+                    """In a child process: the edited cell and the cells after it; the first changed check of
+                    each test cell, as (cell, index, name, expected, actual)."""
+                    found = []
+                    if not run(text):
+                        return found
+                    for i in region:
+                        calls.clear()
+                        ok = run(cells[i][0])
+                        if cells[i][1] == "test":
+                            for m, (e, a, name) in enumerate(list(calls)):
+                                ev, av = _value(e), _value(a)
+                                base = baseline[i][m] if m < len(baseline[i]) else None
+                                if not _same(ev, base):
+                                    break          # the test took another path: its later checks are not comparable
+                                if not _same(av, ev):
+                                    found.append((i, m, name, ev, av))
+                                    break          # the first changed check of a test cell is what a student sees
+                        if not ok:
+                            break
+                    return found
+
+                for i, m, name, ev, av in _forked(attempt, EDIT_TIMEOUT) or []:
+                    fp_e = hints.fingerprint(ev)
+                    prefer = (hints.differing(av, ev, 1e-3 * max(1.0, float(ev.abs().max())))
+                              if isinstance(av, torch.Tensor) and isinstance(ev, torch.Tensor) else None)
+                    fp_a = hints.fingerprint(av, prefer)
+                    if fp_e is None or fp_a is None or _constant(av):
+                        continue               # a constant value (all zeros...) says nothing of the edit
+                    site = sites.setdefault((i, m), {"cell": cells[i][2], "name": name, "expected": fp_e, "hints": {}})
+                    entry = site["hints"].setdefault(fp_a["key"], {"value": fp_a, "texts": [], "value_tensor": av})
+                    if desc not in [t[2] for t in entry["texts"]]:
+                        plain = f"your values are what you get with one edit ({place}): {KIND_WORDS[kind]}"
+                        entry["texts"].append((PRIORITY.index(kind), len(entry["texts"]), desc, plain))
+        out_sites = []
+        for (i, m), site in sorted(sites.items()):
+            hints_out = []
+            ev = baseline[i][m]
+            for entry in site["hints"].values():
+                if len(entry["texts"]) > AMBIGUOUS:
+                    continue       # too many edits give these values: naming two of them would mislead
+                weak = hints.weak(entry["value"])   # a guessable fingerprint: words, not code
+                best = min(entry["texts"])            # the likeliest kind of edit, the first one found of it
+                text = best[3] if weak else best[2]
+                av = entry["value_tensor"]
+                d = hints.differing(av, ev, entry["value"]["q"])
+                hints_out.append({"value": entry["value"], "differ": None if d is None else int(d.sum()),
+                                  "text": hints.encrypt(text, av, entry["value"])})
+                kept += 1
+            if hints_out:
+                out_sites.append({"cell": site["cell"], "name": site["name"], "expected": site["expected"],
+                                  "hints": hints_out})
+        spent = time.monotonic() - t0
+        digest = source_digest(assignment)
+        log(f"{assignment}: {tried} edits tried in {spent:.0f} s, {kept} hints at {len(out_sites)} checks")
+        return {"assignment": assignment, "made_from": digest, "edits_tried": tried, "sites": out_sites}
+    finally:
+        checks.assert_close, checks.assert_equal = recorder.real, equal_recorder.real
+        os.chdir(here)
+
+
+def source_digest(assignment: str) -> str:
+    """A digest of the code the hints are made from: the solution notebook's and the student notebook's code cells."""
+    import nbformat
+    code = [[c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+            for path in _notebooks(assignment)]
+    return hashlib.sha256(json.dumps(code).encode()).hexdigest()[:16]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.edit_hints", description=__doc__.splitlines()[0])
+    parser.add_argument("assignments", nargs="+", help="assignment names, e.g. ch04")
+    parser.add_argument("--budget", type=float, default=300.0, help="seconds per assignment (default 300)")
+    args = parser.parse_args(argv)
+    from seqcourse import hints
+    hints.DATA.mkdir(exist_ok=True)
+    for a in args.assignments:
+        if not (ROOT / "solutions" / a).is_dir():
+            print(f"error: no assignment {a!r} in {ROOT / 'solutions'}", file=sys.stderr)
+            return 2
+        data = generate(a, args.budget)
+        (hints.DATA / f"{a}.json").write_text(json.dumps(data, separators=(",", ":")) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""How many of the student trials' mistakes get an edit hint, and what their first visible message says with and
+without the hints.
+
+The mistakes of trials 22, 22b, 22c and 22d (benchmarks/student_trial*.py; each one edit of a reference solution
+cell, written by people who had not seen the hints, which did not exist then) run in-process: the student notebook
+with the reference solution except the edited cell, from that cell until the first test cell that fails (its first
+line is what Jupyter shows), once with the hints of seqcourse/hint_data/ and once without them.
+
+    nice -n 5 .venv/bin/python benchmarks/edit_hint_coverage.py [ch01 ...] > benchmarks/results/edit_hint_coverage.txt
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import io
+import os
+import random
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ["SEQCOURSE_PROGRESS"] = "0"
+
+TRIALS = ("student_trial", "student_trial_22b", "student_trial_22c", "student_trial_22d")
+
+
+def cases(assignments):
+    out = []
+    for name in TRIALS:
+        module = importlib.import_module(name)
+        for case in module.M:
+            if case.assignment in assignments:
+                out.append((name.replace("student_trial", "22").replace("22_", ""), case))
+    return out
+
+
+def first_failure(shell, cells, start: int) -> tuple[str, str]:
+    """(grade id, first line of the error) of the first test cell or other cell that fails from ``start`` on."""
+    for src, role, gid in cells[start:]:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            result = shell.run_cell(src, store_history=False, silent=True)
+        if not result.success:
+            err = result.error_in_exec or result.error_before_exec
+            return gid or "?", f"{type(err).__name__}: {err}".splitlines()[0]
+    return "", ""
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignments", nargs="*", default=[f"ch0{i}" for i in range(1, 10)])
+    args = parser.parse_args(argv)
+    import numpy as np
+    import torch
+    from IPython.core.interactiveshell import InteractiveShell
+
+    import seqcourse.checks as checks
+    from autograder.edit_hints import _cells
+    import student_trial as st
+
+    shell = InteractiveShell.instance()
+    real_hint = checks._edit_hint
+    totals = {"mistakes": 0, "hinted": 0, "changed": 0, "no cause before": 0, "no cause before, hinted": 0}
+    here = os.getcwd()
+    for assignment in args.assignments:
+        cells, _, ex = _cells(assignment)
+        os.chdir(ex.parent)
+        shell.user_ns.clear()
+        snapshots = {}
+        for i, (src, role, gid) in enumerate(cells):
+            if role == "solution":
+                snapshots[gid] = (i, dict(shell.user_ns), torch.get_rng_state(), random.getstate(),
+                                  np.random.get_state())
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                shell.run_cell(src, store_history=False, silent=True)
+        for trial, case in cases([assignment]):
+            i, ns, rng, pyrng, nprng = snapshots[case.cell]
+            edited = list(cells)
+            try:
+                edited[i] = (st.apply(case, cells[i][0]), "solution", case.cell)
+            except ValueError as exc:
+                print(f"{trial:4s} {case.name:10s} skipped: {exc}")
+                continue
+            seen = {}
+            for label, hint in (("without", lambda a, e, name, strong=None: ""), ("with", real_hint)):
+                checks._edit_hint = hint
+                shell.user_ns.clear()
+                shell.user_ns.update(ns)
+                torch.set_rng_state(rng)
+                random.setstate(pyrng)
+                np.random.set_state(nprng)
+                seen[label] = first_failure(shell, edited, i)
+            checks._edit_hint = real_hint
+            before, after = seen["without"][1], seen["with"][1]
+            hinted = "what you get with" in after and "what you get with" not in before
+            totals["mistakes"] += 1
+            totals["hinted"] += hinted
+            totals["changed"] += before != after
+            nocause = "Likely cause" not in before and "; " not in before.split("expected", 1)[-1]
+            totals["no cause before"] += nocause
+            totals["no cause before, hinted"] += nocause and hinted
+            print(f"{trial:4s} {case.name:10s} {'HINT' if hinted else '    '} {case.what[:90]}")
+            if before != after:
+                print(f"     before: {before[:400]}")
+            print(f"     {'after: ' if before != after else 'same:  '} {seen['with'][0]}: {after[:400]}")
+        os.chdir(here)
+    print()
+    for k, v in totals.items():
+        print(f"{k}: {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

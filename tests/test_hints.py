@@ -1,0 +1,174 @@
+"""Edit hints (seqcourse/hints.py, autograder/edit_hints.py): current, secret, right when they speak, silent otherwise.
+
+The end-to-end path (a student's notebook with one edit, graded by the class grader, whose visible failure names the
+edit) is in tests/mutants/*.yaml: the mutants whose message says "what you get with".
+"""
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+import torch
+
+from autograder import edit_hints
+from seqcourse import hints
+from seqcourse.checks import diagnose
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSIGNMENTS = sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_hint_data_is_made_from_the_current_notebooks(assignment):
+    """A changed solution or visible test makes its hints stale: regenerate them (`make hints`)."""
+    path = hints.DATA / f"{assignment}.json"
+    assert path.exists(), f"no hints for {assignment}: run `make hints`"
+    data = json.loads(path.read_text())
+    assert data["made_from"] == edit_hints.source_digest(assignment), (
+        f"{path.name} was made from other notebooks than solutions/{assignment} and exercises/{assignment} today: "
+        "run `make hints`")
+    assert data["sites"], f"{assignment}: no visible check has a hint"
+
+
+def _solution_words(assignment: str) -> set[str]:
+    """Identifiers and short code fragments that occur in the reference solutions but not in the student notebook."""
+    sol, ex = edit_hints._notebooks(assignment)
+    student = "\n".join(c.source for c in nbformat.read(ex, as_version=4).cells)
+    words = set()
+    for c in nbformat.read(sol, as_version=4).cells:
+        for region in re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", c.source, flags=re.S):
+            for line in region.splitlines():
+                code = line.split("#")[0].strip()
+                if len(code) >= 12 and code not in student:
+                    words.add(code)
+    return words
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_a_student_reading_the_hint_file_learns_nothing_of_the_reference(assignment):
+    """Attack: open seqcourse/hint_data/<a>.json (installed with the package, so every student has it) and look for
+    the solution, in plain text or base64-decoded."""
+    raw = (hints.DATA / f"{assignment}.json").read_text()
+    decoded = []
+    for site in json.loads(raw)["sites"]:
+        for hint in site["hints"]:
+            decoded.append(base64.b64decode(hint["text"]).decode("latin-1"))
+    text = raw + "\n".join(decoded)
+    assert "your values" not in text and "in place of" not in text
+    leaked = [w for w in _solution_words(assignment) if w in text]
+    assert not leaked, f"reference code in the hint file: {leaked[:3]}"
+
+
+def test_a_description_opens_only_with_the_values_of_its_edit():
+    """Attack: decrypt every hint of a file with the expected values, with nearby values and with the values of
+    another hint: nothing readable comes out."""
+    data = json.loads((hints.DATA / "ch04.json").read_text())
+    site = max(data["sites"], key=lambda s: len(s["hints"]))
+    shape = site["expected"]["shape"]
+    tries = [torch.zeros(shape), torch.ones(shape), torch.linspace(-1, 1, max(1, torch.Size(shape).numel())).reshape(shape)]
+    for hint in site["hints"]:
+        for value in tries:
+            text = hints.decrypt(hint["text"], value, hint["value"])
+            assert text is None or "your values" not in text
+
+
+def test_diagnose_names_the_edit_and_stays_silent_on_other_values():
+    """The values of a recorded edit get its description; other wrong values (noise, a scale, a value of no edit)
+    get none from the hints."""
+    data = json.loads((hints.DATA / "ch04.json").read_text())
+    site = next(s for s in data["sites"] if s["expected"]["shape"] == [2, 4])
+    expected = torch.tensor([[-0.3372, -0.6738, -0.3274, -0.0575], [-0.1229, -0.3734, 0.442, 0.8357]])
+    if not hints.matches(expected, site["expected"]):
+        expected = torch.tensor([[-0.4206, -0.7166, -0.2162, -0.0317], [-0.2127, -0.4216, 0.4844, 0.8408]])
+    assert hints.matches(expected, site["expected"])
+    noise = expected + 0.05 * torch.sin(torch.arange(8.0)).reshape(2, 4)
+    assert hints.describe(noise, expected, site["name"]) == ""
+    assert hints.describe(expected * 1.3 + 0.01, expected, site["name"]) == ""
+
+
+def test_a_damaged_hint_file_costs_its_hints_never_a_test(tmp_path, monkeypatch):
+    (tmp_path / "ch99.json").write_text("{not json")
+    monkeypatch.setattr(hints, "DATA", tmp_path)
+    hints._sites.cache_clear()
+    try:
+        assert hints.describe(torch.ones(3), torch.zeros(3), "output") == ""
+        assert "opposite sign" in diagnose(-torch.arange(1.0, 4.0), torch.arange(1.0, 4.0))
+    finally:
+        hints._sites.cache_clear()
+
+
+def test_the_generator_cli_refuses_an_unknown_assignment_in_one_line(capsys):
+    assert edit_hints.main(["ch99"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: no assignment 'ch99'")
+
+
+def test_edits_cover_the_kinds_of_slip_students_make():
+    """One small cell: each kind of single edit is produced once at least, each as code that parses."""
+    import ast
+
+    cell = ("def f(x, h, W, b):\n"
+            "    ### BEGIN SOLUTION\n"
+            "    a = torch.tanh(x @ W.T + b)\n"
+            "    out = []\n"
+            "    for t in range(x.shape[1]):\n"
+            "        h = a * h - x[:, t]\n"
+            "        out.append(h)\n"
+            "    return torch.stack([h, a], dim=1).sum(dim=-1)\n"
+            "    ### END SOLUTION\n")
+    found = {}
+    for text, desc, kind, where in edit_hints.edits(cell):
+        ast.parse(text)
+        found.setdefault(kind, desc)
+    want = {"swap", "unwrap", "transpose", "drop", "delete", "operands", "order", "op", "range", "wrap", "constant", "swapnames",
+            "name", "value", "steps", "twice"}
+    assert want <= set(found), f"kinds never produced: {sorted(want - set(found))}"
+    assert "`torch.sigmoid(x @ W.T + b)` where `torch.tanh(x @ W.T + b)` is needed (in f, the line that computes `a`)" \
+        in found["swap"]
+
+
+def test_a_fingerprint_matches_its_values_only():
+    """The same values computed another way (float32, float64, noise far below the tests' tolerance) match; values
+    that differ in one entry (a zero where a number is, a number where a masked zero is), floats that round to
+    the integers of an integer fingerprint, and values of another shape do not."""
+    v = torch.tensor([[-0.4206, -0.7166, 0.0, -0.0317, 3.25], [-0.2127, -0.4216, 0.4844, 0.8408, -12.5]],
+                     dtype=torch.float64)
+    fp = hints.fingerprint(v)
+    assert hints.matches(v.float(), fp) and hints.matches(v + 1e-7, fp)
+    for k in range(v.numel()):
+        w = v.clone().flatten()
+        w[k] = w[k] + 0.01 if w[k] != 0 else 0.01
+        assert not hints.matches(w.reshape(v.shape), fp), k
+    counts = torch.tensor([3.0, 0.0, 7.0, 2.0])
+    fc = hints.fingerprint(counts)
+    assert fc["q"] == 0 and hints.matches(counts.long(), fc)
+    assert not hints.matches(counts + 0.2, fc) and not hints.matches(counts.reshape(2, 2), fc)
+    words = ["<sos>", "a", "b"]
+    assert hints.matches(list(words), hints.fingerprint(words)) and not hints.matches(words[::-1], hints.fingerprint(words))
+
+
+def test_a_hint_speaks_only_in_its_own_check(tmp_path, monkeypatch):
+    """A recorded edit is named for its own check (its name and expected value) and nowhere else: not for another
+    check whose expected value happens to be the same (a small count in another exercise), not for a value near
+    it. Uses a hint file written as the generator writes one."""
+    expected, edit = torch.tensor(3), torch.tensor(2)
+    value = hints.fingerprint(edit)
+    site = {"cell": "t", "name": "count(x)", "expected": hints.fingerprint(expected),
+            "hints": [{"value": value, "differ": 1, "text": hints.encrypt("a step left out", edit, value)}]}
+    (tmp_path / "chXX.json").write_text(json.dumps({"sites": [site]}))
+    monkeypatch.setattr(hints, "DATA", tmp_path)
+    hints._sites.cache_clear()
+    try:
+        assert hints.describe(torch.tensor(2), expected, "count(x)") == "a step left out"
+        assert hints.describe(2, 3, "count(x)") == "a step left out"
+        assert hints.describe(torch.tensor(2), expected, "steps") == ""
+        assert hints.describe(torch.tensor(2.4), expected, "count(x)") == ""
+        assert hints.describe(torch.tensor(2), torch.tensor(4), "count(x)") == ""
+        assert "a step left out" in diagnose(torch.tensor(2.0), expected, name="count(x)")
+        assert "a step left out" not in diagnose(torch.tensor(2.0), expected)
+    finally:
+        hints._sites.cache_clear()
