@@ -359,7 +359,67 @@ CASES = M + OK
 #   N  not at all: nothing in it leads to the cause (a bare PyTorch error far from it, a generic mismatch);
 #   M  misleading: it names a wrong cause, or blames code that is right.
 # "-": no visible test fails. Filled in after reading student_view.json (phase 2: the messages of the go commit).
-VERDICTS: dict[str, tuple[str, str]] = {}
+# Read from student_view.json after the merge of 1834d1d (the go commit: edit hints).
+VERDICTS: dict[str, tuple[str, str]] = {
+    "ch01-M1": ("P", "your values are probabilities (a softmax of the raw scores): return the logits"),
+    "ch01-M2": ("P", "self.rnn is built with bias=False, the docstring asks for bias=True"),
+    "ch01-M3": ("Pa", "'what you get if you feed x at every step': true (the expand aliases every step), but the code writes "
+                      "x at step 0 only; the expand is not named"),
+    "ch01-M4": ("P", "at the decoder line: expected hidden (1, 2, 4), got [2, 1, 4]; the state must be (1, B, H)"),
+    "ch01-M5": ("P", "the FIRST batch differs; shows the expected call with (batch_size,)"),
+    "ch02-M1": ("Pa", "values of rnn_cell differ; no cause (the two concatenations in different orders)"),
+    "ch02-M2": ("Pa", "outputs with batch_first=False differ: the right case; not the reshape"),
+    "ch02-M3": ("Pa", "norms differ from index 1 on; no cause (tanh applied again to the states)"),
+    "ch02-M4": ("M", "'you go over `parameters` twice: a generator is empty the second time': the list is built once; "
+                     "the cause is `g = g * scale` rebinding a name"),
+    "ch02-M5": ("Pa", "the total norm is 0, expected 13; not that it is the parameters' norm"),
+    "ch03-M1": ("P", "at the g line: shapes (2x7) and (4x7) cannot be multiplied: a .T missing"),
+    "ch03-M2": ("Pa", "c differs; no cause (the tanh applied to each term)"),
+    "ch03-M3": ("P", "what you get if you take bias_ih only: the b line, whose tuple + keeps bias_ih alone"),
+    "ch03-M4": ("P", "h_n: expected (1, 2, 4), got (2, 1, 4), axes swapped: the unsqueeze axis"),
+    "ch03-M5": ("M", "at the right line, but 'the state has the wrong shape for the cell': the state is right, the input "
+                     "x[t] (T rows) is wrong"),
+    "ch04-M1": ("P", "split(3) cuts 12 into 4 pieces of 3: is the size you split by the one you meant?"),
+    "ch04-M2": ("Pa", "values of gru_cell_pytorch differ; no cause (r outside the tanh)"),
+    "ch04-M3": ("M", "the batch-of-one call differs: 'divided by the wrong count (the padded length...)?'; the cause is "
+                     "bias_ih changed in place by the first call"),
+    "ch04-M4": ("Pa", "count for ('rnn', 10, 20) is 840, expected 640; no cause (the first layer reads H)"),
+    "ch04-M5": ("P", "one edit in the line that computes `blocks`: another number"),
+    "ch05-M1": ("P", "at the flip(1) line: an axis the slice does not have"),
+    "ch05-M2": ("P", "subtraction with a bool tensor: use ~ to invert a mask"),
+    "ch05-M3": ("P", "gather wants an int index; reverse_padded passed its test: check what forward passes to it (lengths)"),
+    "ch05-M4": ("P", "outputs (2, 4, 3) against mask.unsqueeze(-1) (4, 2, 1): the mask is (T, B)"),
+    "ch05-M5": ("Pa", "outputs with dropout=1.0 are zero at rows 0, 1 (the test names dropout); its examples (a state "
+                      "reset, a mask) do not apply"),
+    "ch06-M1": ("M", "'the special tokens must come first, in the order [<pad> ... <unk>, a, n, b, c, d]': they do come "
+                     "first; the 'expected' list printed is the global SPECIALS the student extended"),
+    "ch06-M2": ("P", "lengths must be int64, got int32"),
+    "ch06-M3": ("N", "PyTorch's 'start (6) + length (1) exceeds dimension size (6)' at the GRU line; nothing leads to "
+                     "pack_padded_sequence's batch_first"),
+    "ch06-M4": ("P", "view not compatible with the strides: use .reshape"),
+    "ch06-M5": ("P", "step 1 must feed <sos> to every sequence, fed [1]"),
+    "ch07-M1": ("P", "`self.U(c_prev)` where `self.U(h_prev)` is needed"),
+    "ch07-M2": ("P", "a value is None at the source_mask line: does the docstring allow lengths=None?"),
+    "ch07-M3": ("Pa", "PyTorch's 'size mismatch, got input (10), mat (10x6), vec (5)' at the right line; not the order"),
+    "ch07-M4": ("Pa", "PyTorch's 'Sizes of tensors must match except in dimension 0' at the right line; not said that "
+                      "the cat needs dim=-1"),
+    "ch07-M5": ("Pa", "'_Scripted' object has no attribute 'last_weights' at the right line; not that it exists only "
+                      "after decode_step"),
+    "ch08-M1": ("Pa", "contexts (2, 4, 5) for (2, 3, 5): 'off by one, or another size of 4'; not the axis summed over"),
+    "ch08-M2": ("P", "the weights are unscaled (Part 2's plain dot product): the scale belongs on the energies"),
+    "ch08-M3": ("P", "einsum: subscript d has size 5 for operand 2 (enc) and 6 before: the index letter"),
+    "ch08-M4": ("M", "'.T on a tensor of more than 2 dimensions reverses EVERY axis': U is 2-D, its .T is right; the "
+                     "cause is U used for V"),
+    "ch08-M5": ("M", "'count the keys Ty times too often, or the dots Tx times': the once formula is right; the two "
+                     "returned counts are swapped"),
+    "ch09-M1": ("P", "an extra tanh around model.W_h(...) in the d0 line"),
+    "ch09-M2": ("M", "a is (2, 2, 8) at the cat line: 'indexing a batch with `:` and an index tensor... use "
+                     "x[torch.arange(B), idx]'; there is no indexing: the cause is alpha @ h without unsqueeze/bmm"),
+    "ch09-M3": ("M", "at the decode_step call: 'h_proj (2, 3, 4) and mask (2, 3): mask[:, :, None]'; both are right; "
+                     "the cause is o sized 2H"),
+    "ch09-M4": ("Pa", "the masked loss differs (2.06 vs 1.74); no cause (log_softmax over the time axis)"),
+    "ch09-M5": ("Pa", "hypotheses [[1, 5, 3, 3, 5]] for [[5, 3, 3, 5]]: the leading 1 (<sos>) is visible, not named"),
+}
 
 
 def main(argv=None):
