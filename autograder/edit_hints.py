@@ -422,7 +422,7 @@ def _same(a, b) -> bool:
         return False
 
 
-def generate(assignment: str, budget: float = 300.0, log=print) -> dict:
+def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ["SEQCOURSE_PROGRESS"] = "0"
     import numpy as np
@@ -553,7 +553,8 @@ def source_digest(assignment: str) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.edit_hints", description=__doc__.splitlines()[0])
     parser.add_argument("assignments", nargs="+", help="assignment names, e.g. ch04")
-    parser.add_argument("--budget", type=float, default=300.0, help="seconds per assignment (default 300)")
+    parser.add_argument("--budget", type=float, default=900.0, help="seconds per assignment (default 900); the edits "
+                        "of a solution cell left when its share is spent are not tried")
     args = parser.parse_args(argv)
     from seqcourse import hints
     hints.DATA.mkdir(exist_ok=True)

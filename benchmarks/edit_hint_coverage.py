@@ -31,9 +31,9 @@ os.environ["SEQCOURSE_PROGRESS"] = "0"
 TRIALS = ("student_trial", "student_trial_22b", "student_trial_22c", "student_trial_22d")
 
 
-def cases(assignments):
+def cases(assignments, trials=TRIALS):
     out = []
-    for name in TRIALS:
+    for name in trials:
         module = importlib.import_module(name)
         for case in module.M:
             if case.assignment in assignments:
@@ -59,6 +59,8 @@ def first_failure(shell, cells, start: int) -> tuple[str, str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignments", nargs="*", default=[f"ch0{i}" for i in range(1, 10)])
+    parser.add_argument("--trials", default=",".join(TRIALS), help="the trial scripts whose mistakes run "
+                        "(default: those written before the hints existed)")
     args = parser.parse_args(argv)
     import numpy as np
     import torch
@@ -83,7 +85,7 @@ def main(argv=None) -> int:
                                   np.random.get_state())
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 shell.run_cell(src, store_history=False, silent=True)
-        for trial, case in cases([assignment]):
+        for trial, case in cases([assignment], args.trials.split(",")):
             i, ns, rng, pyrng, nprng = snapshots[case.cell]
             edited = list(cells)
             try:

@@ -1219,8 +1219,9 @@ _ERROR_HINTS = (
     ("must match the size of tensor b", "two shapes that do not broadcast: print the shapes on that line (a (B, T) "
      "mask needs [..., None] to act on (B, T, F) values, a (B, H) state needs [:, None] to meet (B, T, H))"),
     ("Dimension out of range", "an axis the tensor does not have: print its .shape"),
-    ("must have same number of dimensions", "tensors with different numbers of axes: did a .squeeze() also remove "
-     "the batch axis of a batch of one?"),
+    ("must have same number of dimensions", "tensors with different numbers of axes: print their shapes (an axis "
+     "indexed away or never added, a matrix product that broadcast a batch against itself, or a .squeeze() that "
+     "also removed the batch axis of a batch of one?)"),
     ("NoneType", "a value is None: an argument that may be None (does the docstring allow mask=None or "
      "lengths=None?), or a function of yours that ends without `return`"),
     ("does not require grad and does not have a grad_fn", "the result was cut from the graph (torch.no_grad(), "
@@ -1229,8 +1230,8 @@ _ERROR_HINTS = (
      "autograd still needs: compute a new tensor instead"),
     ("Expected hidden", "the state has the wrong shape for the cell or LSTM: (B, H) for a cell, (1, B, H) for "
      "nn.LSTM (did a .squeeze() also remove the batch axis of a batch of one?)"),
-    ("doesn't match hidden", "the state has the wrong shape for the cell: (B, H) for a cell, (1, B, H) for nn.LSTM "
-     "(did a .squeeze() also remove the batch axis of a batch of one?)"),
+    ("doesn't match hidden", "the input and the state have different batch sizes, so one of the two is wrong: step "
+     "t of a batch-first x is x[:, t] (x[t] is example t), and a state is (B, H) for a cell, (1, B, H) for nn.LSTM"),
     ("values to unpack", "a function returns another number of values than its docstring says"),
     ("should be a 1D CPU int64 tensor", "give pack_padded_sequence lengths.cpu() (int64)"),
     ("Expected all tensors to be on the same device", "move every tensor to one device"),
@@ -1404,11 +1405,19 @@ def _placement(small: tuple, big: tuple) -> str | None:
     return None
 
 
-def _broadcast_hint(values: list) -> str | None:
-    """The two operands on the line that do not broadcast, their shapes, the axis, and an index that fixes it."""
+_ELEMENTWISE = {"where", "masked_fill", "masked_fill_", "add", "sub", "mul", "div", "maximum", "minimum", "lerp",
+                "addcmul", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "pow", "atan2",
+                "copysign", "fmod", "remainder", "clamp"}   # calls whose tensor arguments broadcast against each other
+
+
+def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
+    """The two operands on the line that do not broadcast, their shapes, the axis, and an index that fixes it; only
+    operands that meet with the two ``sizes`` of the error (when given) on some axis: never two other tensors."""
     pairs = []
     for text, value, node in values:
-        if isinstance(node, ast.BinOp) or (isinstance(node, ast.Call) and node.args):
+        call = isinstance(node, ast.Call) and node.args and (
+            node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)) in _ELEMENTWISE
+        if isinstance(node, ast.BinOp) or call:       # never the arguments of any other call (decode_step(h, mask))
             ops = [node.left, node.right] if isinstance(node, ast.BinOp) else list(node.args)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 ops = [node.func.value] + ops       # the receiver of a method: energies.masked_fill(mask, ...)
@@ -1416,7 +1425,8 @@ def _broadcast_hint(values: list) -> str | None:
                 continue
             got = [tv for tv in (_value_of(o, values) for o in ops) if tv[1] is not None]
             for (ta, a), (tb, b) in itertools.combinations(got, 2):
-                if not _broadcasts(a.shape, b.shape):
+                if not _broadcasts(a.shape, b.shape) and (sizes is None or _meet(a.shape, b.shape) & {
+                        frozenset(sizes)}):
                     pairs.append((ta, a, tb, b))
     if not pairs:
         return None
@@ -1440,6 +1450,14 @@ def _broadcast_hint(values: list) -> str | None:
             hint += f"; {where}{base}{fix} would line its axes up with the equal sizes of {_fmt(big)}"
             break
     return hint
+
+
+def _meet(sa, sb) -> set:
+    """The pairs of sizes that two shapes, lined up from the right, meet on an axis where they do not broadcast."""
+    sa, sb = tuple(sa), tuple(sb)
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    return {frozenset((x, y)) for x, y in zip(pa, pb) if x != y and 1 not in (x, y)}
 
 
 def _value_at(node, values):
@@ -1468,9 +1486,10 @@ def _ndim_hint(values: list) -> str | None:
             for nm, t in zip(names, seq):
                 others = [u for u in seq if u.dim() == t.dim() - 1]
                 if t.dim() >= 3 and t.shape[0] == t.shape[1] and others and others[0].shape[0] == t.shape[0]:
-                    return (hint + f"; {nm} is ({t.shape[0]}, {t.shape[1]}, ...): indexing a batch with `:` on axis 0 "
-                            "and an index tensor of B entries on axis 1 pairs EVERY row with every index, giving "
-                            "(B, B, ...); pick one entry per row with x[torch.arange(B), idx]")
+                    return (hint + f"; {nm} is ({t.shape[0]}, {t.shape[1]}, ...), the batch paired with itself: a "
+                            "matrix product that broadcast (B, T) @ (B, T, H) to (B, B, H) (torch.bmm with a (B, 1, T) "
+                            "left operand gives (B, 1, H)), or indexing with `:` on axis 0 and an index tensor of B entries "
+                            "(pick one entry per row with x[torch.arange(B), idx])?")
             for nm, t in zip(names, seq):
                 for u in seq:
                     if t.dim() == u.dim() - 1 and tuple(s for s in u.shape if s != 1) == tuple(t.shape) and 1 in u.shape:
@@ -1521,7 +1540,8 @@ def _shape_hint_at(msg: str, line: str, env: dict) -> str | None:
     if not values:
         return None
     try:
-        if re.search(r"\w\.T\b", line) and any(isinstance(v[1], torch.Tensor) and v[1].dim() > 2 for v in values):
+        if any(isinstance(n, ast.Attribute) and n.attr == "T" and isinstance(_value_at(n.value, values), torch.Tensor)
+               and _value_at(n.value, values).dim() > 2 for _, _, n in values):      # .T of a 3-D tensor there
             if any(k in msg for k in ("must match the size", "cannot be multiplied", "Expected size", "mismatch")):
                 return (".T on a tensor of more than 2 dimensions reverses EVERY axis (the batch axis too): use "
                         ".transpose(-2, -1) or .mT to swap the last two")
@@ -1535,7 +1555,8 @@ def _shape_hint_at(msg: str, line: str, env: dict) -> str | None:
                             f"give it has {fed} on its last axis: build it with in_features={fed} (the size of what "
                             f"it is fed) or give it the tensor it was built for")
         if "must match the size of tensor b" in msg:
-            return _broadcast_hint(values)
+            sizes = re.search(r"tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", msg)
+            return _broadcast_hint(values, {int(sizes.group(1)), int(sizes.group(2))} if sizes else None)
         if "must have same number of dimensions" in msg:
             return _ndim_hint(values)
         if "values to unpack" in msg:
