@@ -424,7 +424,6 @@ def _same(a, b) -> bool:
 
 def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
     os.environ.setdefault("MPLBACKEND", "Agg")
-    os.environ["SEQCOURSE_PROGRESS"] = "0"
     import numpy as np
     import torch
     from IPython.core.interactiveshell import InteractiveShell
