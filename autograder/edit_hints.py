@@ -284,8 +284,9 @@ def edits(source: str):
                 found.append((wrapped, "wrap"))
         for new, kind in found:
             edited = copy.deepcopy(tree)
-            target = list(ast.walk(edited))[k]
-            parent = next(p for p in ast.walk(edited) if any(c is target for c in ast.iter_child_nodes(p)))
+            walked = list(ast.walk(edited))    # the same order as `order`: node k is the copy of `node`
+            target = walked[k]
+            parent = walked[order.index(parents[id(node)])]
             if kind == "steps":
                 j = new[1]
                 parent.body[j], parent.body[j + 1] = parent.body[j + 1], parent.body[j]
@@ -303,7 +304,7 @@ def edits(source: str):
                 while ctx is not None and not isinstance(ctx, (ast.Call, ast.Subscript, ast.BinOp, ast.Compare)):
                     ctx = parents.get(id(ctx)) if not isinstance(ctx, ast.stmt) else None
                 if ctx is not None:
-                    old, new = ctx, list(ast.walk(edited))[order.index(ctx)]
+                    old, new = ctx, walked[order.index(ctx)]
             yield text, _describe(kind, old, new, place, stmt), kind, place
 
 
@@ -422,9 +423,31 @@ def _same(a, b) -> bool:
         return False
 
 
+def run_quietly(shell, src: str):
+    """Run one cell in ``shell`` with its output swallowed; IPython's ExecutionResult."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return shell.run_cell(src, store_history=False, silent=True)
+
+
+def snapshot(shell) -> tuple:
+    """What a cell's run depends on besides its code: the namespace (a shallow copy) and the three random states."""
+    import numpy as np
+    import torch
+    return dict(shell.user_ns), torch.get_rng_state(), random.getstate(), np.random.get_state()
+
+
+def restore_snapshot(shell, s: tuple) -> None:
+    import numpy as np
+    import torch
+    shell.user_ns.clear()
+    shell.user_ns.update(s[0])
+    torch.set_rng_state(s[1])
+    random.setstate(s[2])
+    np.random.set_state(s[3])
+
+
 def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
     os.environ.setdefault("MPLBACKEND", "Agg")
-    import numpy as np
     import torch
     from IPython.core.interactiveshell import InteractiveShell
     import seqcourse.checks as checks
@@ -440,19 +463,13 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
     os.chdir(ex.parent)
 
     def run(src: str) -> bool:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            result = shell.run_cell(src, store_history=False, silent=True)
-        return result.success
+        return run_quietly(shell, src).success
 
     def state():
-        return (dict(shell.user_ns), torch.get_rng_state(), random.getstate(), np.random.get_state())
+        return snapshot(shell)
 
     def restore(s):
-        shell.user_ns.clear()
-        shell.user_ns.update(s[0])
-        torch.set_rng_state(s[1])
-        random.setstate(s[2])
-        np.random.set_state(s[3])
+        restore_snapshot(shell, s)
 
     try:
         snapshots, baseline = {}, {}

@@ -14,11 +14,8 @@ first messages are unchanged (the hand-named causes, which come first, were writ
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
-import io
 import os
-import random
 import sys
 from pathlib import Path
 
@@ -27,6 +24,8 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ["SEQCOURSE_PROGRESS"] = "0"
+
+from autograder.edit_hints import _cells, restore_snapshot, run_quietly, snapshot  # noqa: E402
 
 TRIALS = ("student_trial", "student_trial_22b", "student_trial_22c", "student_trial_22d")
 
@@ -46,8 +45,7 @@ def first_failure(shell, cells, start: int) -> tuple[str, str]:
     from seqcourse.checks import brief_error
 
     for src, role, gid in cells[start:]:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            result = shell.run_cell(src, store_history=False, silent=True)
+        result = run_quietly(shell, src)
         if not result.success:
             err = result.error_in_exec or result.error_before_exec
             if isinstance(err, AssertionError):
@@ -62,12 +60,9 @@ def main(argv=None) -> int:
     parser.add_argument("--trials", default=",".join(TRIALS), help="the trial scripts whose mistakes run "
                         "(default: those written before the hints existed)")
     args = parser.parse_args(argv)
-    import numpy as np
-    import torch
     from IPython.core.interactiveshell import InteractiveShell
 
     import seqcourse.checks as checks
-    from autograder.edit_hints import _cells
     import student_trial as st
 
     shell = InteractiveShell.instance()
@@ -81,12 +76,10 @@ def main(argv=None) -> int:
         snapshots = {}
         for i, (src, role, gid) in enumerate(cells):
             if role == "solution":
-                snapshots[gid] = (i, dict(shell.user_ns), torch.get_rng_state(), random.getstate(),
-                                  np.random.get_state())
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                shell.run_cell(src, store_history=False, silent=True)
+                snapshots[gid] = (i, snapshot(shell))
+            run_quietly(shell, src)
         for trial, case in cases([assignment], args.trials.split(",")):
-            i, ns, rng, pyrng, nprng = snapshots[case.cell]
+            i, state = snapshots[case.cell]
             edited = list(cells)
             try:
                 edited[i] = (st.apply(case, cells[i][0]), "solution", case.cell)
@@ -96,11 +89,7 @@ def main(argv=None) -> int:
             seen = {}
             for label, hint in (("without", lambda a, e, name, strong=None: ""), ("with", real_hint)):
                 checks._edit_hint = hint
-                shell.user_ns.clear()
-                shell.user_ns.update(ns)
-                torch.set_rng_state(rng)
-                random.setstate(pyrng)
-                np.random.set_state(nprng)
+                restore_snapshot(shell, state)
                 seen[label] = first_failure(shell, edited, i)
             checks._edit_hint = real_hint
             before, after = seen["without"][1], seen["with"][1]

@@ -95,8 +95,9 @@ def _stream(material: bytes, n: int) -> bytes:
 
 
 def fingerprint(value, prefer=None) -> dict | None:
-    """A fingerprint of ``value``: its shape, a rounding step and the hash of up to 8 stable rounded entries (half
-    of them, where ``prefer`` is a boolean mask, taken among the preferred entries). None when it has none."""
+    """A fingerprint of ``value``: its shape, a rounding step, the hash of up to 12 stable rounded entries (half of
+    them, where ``prefer`` is a boolean mask, taken among the preferred entries) and two projections of every entry
+    (plain data: the hash of its JSON). None when it has no stable entry."""
     v = _flat(value)
     if v is None:
         text = _plain(value)
@@ -104,20 +105,19 @@ def fingerprint(value, prefer=None) -> dict | None:
     flat = v.flatten()
     tries = (0.0,) if _quantum(flat) == 0 else (1e-4, 3.7e-4, 2.9e-5)
     q = max(tries, key=lambda t: int(_stable(flat, t).sum()))    # the step that keeps the most entries
-    for q in (q,):
-        ok = _stable(flat, q)
-        if not bool(ok.any()) and flat.numel():
-            return None
-        idx: list = []
-        if prefer is not None:
-            pref = (torch.as_tensor(prefer).flatten() & ok).nonzero().flatten().tolist()
-            idx = _spread(pref, KEY_ENTRIES // 2)
-        rest = [i for i in ok.nonzero().flatten().tolist() if i not in set(idx)]
-        idx = sorted(idx + _spread(rest, KEY_ENTRIES - len(idx)))
-        rounded = _rounded(flat[idx], q).tolist() if idx else []
-        return {"shape": list(v.shape), "q": q, "idx": idx, "key": _key(_material(b"v", v.shape, q, idx, rounded)),
-                "proj": [round(x, 9) for x in _projections(flat)]}
-    return None
+    ok = _stable(flat, q)
+    if not bool(ok.any()) and flat.numel():
+        return None
+    idx: list = []
+    if prefer is not None:
+        pref = (torch.as_tensor(prefer).flatten() & ok).nonzero().flatten().tolist()
+        idx = _spread(pref, KEY_ENTRIES // 2)
+    chosen = set(idx)
+    rest = [i for i in ok.nonzero().flatten().tolist() if i not in chosen]
+    idx = sorted(idx + _spread(rest, KEY_ENTRIES - len(idx)))
+    rounded = _rounded(flat[idx], q).tolist() if idx else []
+    return {"shape": list(v.shape), "q": q, "idx": idx, "key": _key(_material(b"v", v.shape, q, idx, rounded)),
+            "proj": [round(x, 9) for x in _projections(flat)]}
 
 
 def _plain(value) -> bytes | None:
