@@ -1056,6 +1056,8 @@ def _list_ends(got, want, per_row: bool) -> str:
         if len(g) + 1 == len(w) and g == w[:-1]:
             return "missing last", repr(w[-1])
         return None
+    if not per_row and any(isinstance(v, (list, tuple)) for v in list(got) + list(want)):
+        return ""                              # a list of lists of other lengths: its items are not tokens
     pairs = [(g, w) for g, w in (zip(got, want) if per_row else [(got, want)]) if list(g) != list(w)]
     found = {end(g, w) for g, w in pairs}
     if not pairs or None in found or len({kind for kind, _ in found}) != 1:
@@ -1593,8 +1595,8 @@ def _product_shape(sa: tuple, sb: tuple) -> tuple | None:
 
 def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str | None:
     """The matrix product on the line whose sizes do not fit: its two operands with their shapes, the two axes
-    that must be equal, and the rewritings (operands swapped, one of them transposed, or another tensor of the
-    same function in place of an operand: a copy-paste slip) whose sizes fit."""
+    that must be equal, and the rewritings whose sizes fit: operands swapped or one of them transposed, or, when
+    none of those fits, another tensor of the same function in place of an operand (a copy-paste slip)."""
     found = []
     for text, value, node in values:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
@@ -1626,13 +1628,14 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str
     else:
         hint = (f"{ta} {_fmt(sa)} @ {tb} {_fmt(sb)}: the inner sizes fit, but the leading (batch) axes "
                 f"{_fmt(sa[:-2])} and {_fmt(sb[:-2])} do not broadcast")
+    flip = lambda t: re.sub(r"\.m?T$", "", t) if re.search(r"\.m?T$", t) else f"{wrap(t)}.mT"  # noqa: E731
     tries = [(f"{wrap(tb)} @ {wrap(ta)}", sb, sa)]
     if len(sb) >= 2:
-        tries.append((f"{wrap(ta)} @ {wrap(tb)}.mT", sa, sb[:-2] + (sb[-1], sb[-2])))
+        tries.append((f"{wrap(ta)} @ {flip(tb)}", sa, sb[:-2] + (sb[-1], sb[-2])))
     if len(sa) >= 2:
-        tries.append((f"{wrap(ta)}.mT @ {wrap(tb)}", sa[:-2] + (sa[-1], sa[-2]), sb))
+        tries.append((f"{flip(ta)} @ {wrap(tb)}", sa[:-2] + (sa[-1], sa[-2]), sb))
     fits = [(t, _product_shape(x, y)) for t, x, y in tries if _product_shape(x, y) is not None]
-    names = _code_names(source)
+    names = _code_names(source) if not fits else set()     # other tensors only when no rewriting fits
     for text, other in ((ta, tb), (tb, ta)):
         base = re.fullmatch(r"(\w+)(\.mT|\.T)?", text)
         if not base or not env or not names:

@@ -600,6 +600,10 @@ def test_error_hints_for_products_joins_packing_and_attributes():
             "        self.last_weights = 1\n"
             "    def reset(self):\n"
             "        self.count = 0\n"
+            "def bilinear(dec, W, enc):\n"
+            "    return dec @ W.T\n"
+            "def keys_of(enc, U, V):\n"
+            "    return enc @ U.T\n"
             "def read_early(m):\n"
             "    return m.last_weights\n"
             "def misspelt(m):\n"
@@ -614,6 +618,10 @@ def test_error_hints_for_products_joins_packing_and_attributes():
         assert "torch.stack puts tensors of EQUAL shapes" in text and "torch.cat" not in text, text
         text = message("Att().batched(torch.ones(2, 4, 3), torch.ones(2, 4, 3))")
         assert "a (2, 4, 3) @ b (2, 4, 3)" in text and "a @ b.mT would give (2, 4, 4)" in text, text
+        text = message("bilinear(torch.ones(2, 3, 6), torch.ones(6, 5), torch.ones(2, 4, 5))")   # W.T for W
+        assert "dec @ W would give (2, 3, 5)" in text and "in place of" not in text, text
+        text = message("keys_of(torch.ones(2, 4, 5), torch.ones(1, 6), torch.ones(1, 5))")   # U for V: a slip
+        assert "V.T in place of U.T would give (2, 4, 1)" in text, text
         text = message("Att().encode(torch.ones(3, 6, 3), torch.tensor([6, 2, 1]))")
         assert "without batch_first=True" in text and "pack_padded_sequence(x, lengths, enforce_sorted=False)" in text
         text = message("read_early(Stepper())")
