@@ -171,13 +171,14 @@ def _merged_axes(got: tuple, want: tuple) -> str:
     return ""
 
 
-def assert_shape(actual: torch.Tensor, shape: tuple, name: str = "output") -> None:
-    """Fail with a readable message unless ``actual`` is a tensor of exactly ``shape``."""
+def assert_shape(actual: torch.Tensor, shape: tuple, name: str = "output", sizes: dict | None = None) -> None:
+    """Fail with a readable message unless ``actual`` is a tensor of exactly ``shape``; ``sizes``
+    (``{"Ty": 3, "Tx": 4}``) names the sizes in play, so that an axis of another size is named."""
     if not isinstance(actual, torch.Tensor):
         raise AssertionError(f"{name}: expected a torch.Tensor, got {_what(actual)}")
     got, want = _shape(actual), tuple(int(s) for s in shape)
     if got != want:
-        hint = _shape_hint(got, want)
+        hint = _shape_hint(got, want, sizes)
         raise AssertionError(f"{name}: expected shape {want}, got {got}" + (f"; {hint}" if hint else ""))
 
 
@@ -578,7 +579,7 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
             raise AssertionError(f"{name}: expected a tensor or number, got {_what(actual)}")
     a = _as_float64(actual, name)
     if a.shape != e.shape:
-        why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, inverse=inverse, name=name)
+        why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, inverse=inverse, name=name, sizes=sizes)
         raise AssertionError(f"{name}: expected shape {_shape(e)}, got {_shape(a)}" + (f"; {why}" if why else ""))
     if torch.isnan(a).any() and not torch.isnan(e).any():
         raise AssertionError(f"{name}: contains NaN (at index {tuple(torch.isnan(a).nonzero()[0].tolist())}); NaN "

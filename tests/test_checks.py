@@ -39,6 +39,12 @@ def test_shape_messages_name_the_likely_cause():
            r"where dimension 1 is asked \(torch.cat\(..., dim=1\)\?\)", assert_shape, torch.zeros(6, 2), (3, 4))
     _fails(r"got a tuple of 2 items", assert_shape, (torch.zeros(2), torch.zeros(2)), (2,))
     assert_shape(torch.zeros(2, 3), torch.Size([2, 3]))
+    # trial 22e ch08-M1: an axis of another named size kept (summed over the wrong axis); sizes one apart say both
+    sizes = {"B": 2, "Ty": 3, "Tx": 4, "Dh": 5}
+    _fails(r"dimension 1 has 4 \(Tx\) where 3 \(Ty\) is expected: the Tx axis kept where another one is asked .*, "
+           r"or one too many \(an off-by-one", assert_shape, torch.zeros(2, 4, 5), (2, 3, 5), "contexts", sizes)
+    _fails(r"dimension 1 has 5 \(Dh\) where 3 \(Ty\) is expected: the Dh axis kept where another one is asked "
+           r"\([^)]*\)$", assert_shape, torch.zeros(2, 5, 4), (2, 3, 4), "weights", sizes)
 
 
 def test_assert_close_checks_shape_before_values_and_sees_a_permuted_layout():
