@@ -4,7 +4,9 @@
 
 For each solution cell of ``solutions/<a>/*.ipynb``, every single edit of its ``### BEGIN SOLUTION`` region (see
 :func:`edits`: an activation swapped, added or removed, a term or a step left out, operands swapped, another
-variable, another constant or axis, a ``.T`` left out, two items in another order, ...) is run with the cells up to
+variable, another constant or axis, a ``.T`` left out, two items in another order, a parenthesis in the wrong place
+(``r * tanh(a + b)`` for ``tanh(a + r * b)``, ``tanh(a) + tanh(b)``), an option or axis argument left out, a
+reshape for a transpose, ``x[t]`` for ``x[:, t]``, ``p`` for ``p.grad``, ...) is run with the cells up to
 the next solution cell, taken from the STUDENT notebook ``exercises/<a>/*.ipynb`` (the visible tests only). For the
 first ``assert_close`` of each test cell whose values the edit changes, a fingerprint of those values and an
 encrypted description of the edit are written to ``seqcourse/hint_data/<a>.json`` (see :mod:`seqcourse.hints`,
@@ -39,10 +41,12 @@ SWAPS = {**{a: [b for b in ACTIVATIONS if b != a] for a in ACTIVATIONS},
          "bmm": ["matmul"]}
 UNWRAP = set(ACTIVATIONS) | {"softmax", "log_softmax", "exp", "log", "t", "transpose", "flip", "sqrt", "float",
                              "reversed", "abs", "neg"}
+MOVABLE = set(ACTIVATIONS) | {"dropout", "softmax", "log_softmax", "exp", "log", "sqrt"}   # and self.<layer>(x)
 SHORT = 70
 # the kinds of edit, the likeliest mistake first: where several edits give the same values, the first is named
 PRIORITY = ("swap", "unwrap", "transpose", "drop", "delete", "operands", "order", "op", "sign", "range", "slice",
-            "compare", "flag", "assign", "wrap", "attr", "swapnames", "steps", "twice", "constant", "name", "value")
+            "compare", "flag", "keyword", "index", "reshape", "assign", "wrap", "move", "distribute", "attr", "unattr",
+            "swapnames", "steps", "twice", "constant", "name", "value")
 # what each kind of edit is, in words: said instead of the code where the values have few possibilities (integers,
 # fewer than 4 entries), whose fingerprint a student could guess, to read the description without the mistake
 KIND_WORDS = {"swap": "another function in place of the right one (an activation, a reduction, softmax or its log)",
@@ -57,7 +61,18 @@ KIND_WORDS = {"swap": "another function in place of the right one (an activation
               "name": "another variable in place of the right one", "value": "another variable in place of a value",
               "attr": "another attribute of the same object (a copy-paste slip?)",
               "steps": "two steps in the wrong order", "twice": "a term added twice",
-              "swapnames": "two variables in each other's place"}
+              "swapnames": "two variables in each other's place",
+              "move": "a call around another part of the expression (a parenthesis in the wrong place: a bias or "
+                      "a factor inside or outside an activation or a layer)",
+              "distribute": "an activation applied to each term apart instead of to their sum",
+              "keyword": "an option of a call left out (its default used: dim, keepdim, batch_first, ...)",
+              "reshape": "a reshape or view where a transpose is needed (a reshape keeps the memory order: it does "
+                         "not swap axes)",
+              "index": "an axis left out of an index (x[t] where x[:, t] is needed: the batch axis indexed)",
+              "unattr": "the object itself where one of its attributes is needed (p for p.grad, ...)"}
+UNATTR = ("grad", "data", "weight", "bias", "values", "indices")   # x.<attr> written as x
+AXIS_CALLS = {"sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "softmax", "log_softmax", "cat",
+              "stack", "squeeze", "norm", "logsumexp", "prod", "cumsum", "all", "any"}   # their axis left out
 AMBIGUOUS = 6
 EDIT_TIMEOUT = 60.0      # seconds for one edit's cells (the reference's take a few)
 LEAF = ("constant", "name", "attr", "flag", "sign", "transpose")   # described with the expression around them
@@ -82,6 +97,48 @@ def _renamed(call: ast.Call, name: str) -> ast.Call:
     return new
 
 
+def _movable(call) -> bool:
+    """A call of one positional argument whose parentheses a student may put around another part of an expression:
+    an activation, dropout, a softmax, exp/log/sqrt, or a layer of the module (``self.W(x)``)."""
+    if not isinstance(call, ast.Call) or len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
+        return False
+    f = call.func
+    return _callee(call) in MOVABLE or (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+                                        and f.value.id == "self")
+
+
+def _with_arg(call: ast.Call, arg) -> ast.Call:
+    new = copy.deepcopy(call)
+    new.args = [copy.deepcopy(arg)]
+    return new
+
+
+def _moves(node):
+    """The edits of one misplaced parenthesis: ``f(a + b)`` as ``f(a) + b`` or ``a + f(b)``, ``f(a) + b`` as
+    ``f(a + b)``, a factor of a term taken out (``f(a + r * b)`` as ``r * f(a + b)``), and an activation applied to
+    each term apart (``tanh(a) + tanh(b)``)."""
+    if _movable(node) and isinstance(node.args[0], ast.BinOp) and isinstance(node.args[0].op, (ast.Add, ast.Sub,
+                                                                                               ast.Mult)):
+        arg = node.args[0]
+        yield ast.BinOp(_with_arg(node, arg.left), arg.op, copy.deepcopy(arg.right)), "move"
+        yield ast.BinOp(copy.deepcopy(arg.left), arg.op, _with_arg(node, arg.right)), "move"
+        if isinstance(arg.op, (ast.Add, ast.Sub)):
+            if _callee(node) in ACTIVATIONS:
+                yield ast.BinOp(_with_arg(node, arg.left), arg.op, _with_arg(node, arg.right)), "distribute"
+            for side in ("left", "right"):
+                term = getattr(arg, side)
+                if isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult):
+                    for keep, factor in ((term.right, term.left), (term.left, term.right)):
+                        inner = copy.deepcopy(arg)
+                        setattr(inner, side, copy.deepcopy(keep))
+                        yield ast.BinOp(copy.deepcopy(factor), ast.Mult(), _with_arg(node, inner)), "move"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        if _movable(node.left):
+            yield _with_arg(node.left, ast.BinOp(node.left.args[0], node.op, node.right)), "move"
+        if _movable(node.right):
+            yield _with_arg(node.right, ast.BinOp(node.left, node.op, node.right.args[0])), "move"
+
+
 def _candidates(node, names: list[str], attrs: dict):
     """(replacement node or None to delete, what it is) for one node: every single edit considered. ``names``: the
     function's variables; ``attrs``: ``{object: [attributes of it the function uses]}``."""
@@ -102,10 +159,20 @@ def _candidates(node, names: list[str], attrs: dict):
         if name == "range" and len(node.args) == 1:
             yield ast.Call(func=node.func, args=[ast.Constant(1), node.args[0]], keywords=[]), "range"
         for i, kw in enumerate(node.keywords):
+            if kw.arg is not None:                 # the option left out: softmax(x) for softmax(x, dim=-1)
+                new = copy.deepcopy(node)
+                del new.keywords[i]
+                yield new, "keyword"
             if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool):
                 new = copy.deepcopy(node)
                 new.keywords[i].value = ast.Constant(not kw.value.value)
                 yield new, "flag"
+        method = isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
+                                                               and node.func.value.id in ("torch", "F", "nn"))
+        if name in AXIS_CALLS and len(node.args) == (1 if method else 2):    # x.sum(-1) as x.sum(), cat(xs, 1)
+            new = copy.deepcopy(node)
+            del new.args[-1]
+            yield new, "keyword"
     if isinstance(node, ast.BinOp):
         ops = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.MatMult: ast.Mult}
         if type(node.op) in ops:
@@ -117,6 +184,7 @@ def _candidates(node, names: list[str], attrs: dict):
             yield node.right, "drop"
         if isinstance(node.op, ast.Add):
             yield ast.BinOp(node, ast.Add(), node.right), "twice"
+    yield from _moves(node)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         yield node.operand, "sign"
     value = _int_of(node)
@@ -125,6 +193,18 @@ def _candidates(node, names: list[str], attrs: dict):
             yield (ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))), "constant"
     if isinstance(node, ast.Attribute) and node.attr in ("T", "mT", "H"):
         yield node.value, "transpose"
+    if isinstance(node, ast.Attribute) and node.attr in UNATTR and isinstance(node.ctx, ast.Load):
+        yield node.value, "unattr"
+    swapped = None                  # x.transpose(0, 1), x.permute(...), x.T, x.mT: the same shape by a reshape
+    if isinstance(node, ast.Call) and _callee(node) in ("transpose", "permute", "movedim", "swapaxes", "t") and \
+            isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
+                                                          and node.func.value.id in ("torch", "F")):
+        swapped = node.func.value
+    elif isinstance(node, ast.Attribute) and node.attr in ("T", "mT"):
+        swapped = node.value
+    if swapped is not None:
+        yield ast.Call(func=ast.Attribute(copy.deepcopy(swapped), "reshape", ast.Load()),
+                       args=[ast.Attribute(copy.deepcopy(node), "shape", ast.Load())], keywords=[]), "reshape"
     if isinstance(node, ast.Slice):
         for part in ("lower", "upper"):
             if getattr(node, part) is not None:
@@ -138,6 +218,14 @@ def _candidates(node, names: list[str], attrs: dict):
             yield ast.Compare(node.left, [flips[type(node.ops[0])]()], node.comparators), "compare"
     if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load) and len(node.elts) == 2:
         yield type(node)(elts=node.elts[::-1], ctx=ast.Load()), "order"
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) >= 2:
+        for i, e in enumerate(node.slice.elts):    # x[t] for x[:, t]: an axis of the index left out
+            if isinstance(e, ast.Slice) and e.lower is None and e.upper is None and e.step is None:
+                new = copy.deepcopy(node)
+                del new.slice.elts[i]
+                if len(new.slice.elts) == 1:
+                    new.slice = new.slice.elts[0]
+                yield new, "index"
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
         for other in names:
             if other != node.id:
@@ -184,6 +272,10 @@ def _describe(kind: str, old, new, where: str, stmt) -> str:
         return f"your values are what you get with `{_short(new)}` in place of the whole value ({where})"
     if new is None:
         return f"your values are what you get without the step `{_short(old)}` ({where})"
+    if kind == "reshape":
+        return (f"your values are what you get with a reshape (or view) of `{_short(new.func.value)}` where "
+                f"`{_short(old)}` is needed ({where}): a reshape keeps the order of the entries in memory, it does "
+                "not swap axes")
     if kind == "wrap":
         return f"your values are what you get with an extra {new.func.attr} around `{_short(old)}` ({where})"
     return f"your values are what you get with `{_short(new)}` where `{_short(old)}` is needed ({where})"
@@ -282,6 +374,10 @@ def edits(source: str):
                 wrapped = ast.Call(func=ast.Attribute(ast.Name("torch", ast.Load()), act, ast.Load()), args=[node],
                                    keywords=[])
                 found.append((wrapped, "wrap"))
+        elif (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names
+              and isinstance(parent, ast.BinOp)):   # a tanh applied again to a value that already went through it
+            found.append((ast.Call(func=ast.Attribute(ast.Name("torch", ast.Load()), "tanh", ast.Load()),
+                                   args=[node], keywords=[]), "wrap"))
         for new, kind in found:
             edited = copy.deepcopy(tree)
             walked = list(ast.walk(edited))    # the same order as `order`: node k is the copy of `node`

@@ -92,8 +92,9 @@ def _what(value) -> str:
     return f"a Python {qual}" if mod == "builtins" else f"a {mod}.{qual}"
 
 
-def _shape_hint(got: tuple, want: tuple) -> str:
-    """Why a shape may be wrong, from the two shapes alone (values are looked at by :func:`diagnose`)."""
+def _shape_hint(got: tuple, want: tuple, sizes: dict | None = None) -> str:
+    """Why a shape may be wrong, from the two shapes alone (values are looked at by :func:`diagnose`); ``sizes``
+    (``{"Tx": 4}``) names the sizes in play: an axis of one of them where another is asked is said so."""
     if len(got) == len(want) and sorted(got) == sorted(want):
         return ("the same sizes in another order: axes swapped (batch_first? a transpose or permute missing, "
                 "or a view/reshape where a transpose was needed)")
@@ -113,6 +114,13 @@ def _shape_hint(got: tuple, want: tuple) -> str:
             if g and w % g == 0:
                 return (f"dimension {d} is {w // g} times too small ({g} instead of {w}"
                         + ("; a block or a direction missing?)" if last else ")"))
+            named = lambda v: "=".join(n for n, x in (sizes or {}).items() if int(x) == v)  # noqa: E731
+            if named(g) and named(g) != named(w):
+                return (f"dimension {d} has {g} ({named(g)}) where {w}" + (f" ({named(w)})" if named(w) else "")
+                        + f" is expected: the {named(g)} axis kept where another one is asked (a sum, mean or "
+                        "product over the wrong axis, operands in the wrong order, or the wrong tensor?)"
+                        + (f", or one {'too many' if g > w else 'too few'} (an off-by-one in a range or a slice?)"
+                           if abs(g - w) == 1 else ""))
             if abs(g - w) == 1:   # an off-by-one, or another size that happens to differ by one: both said
                 return (f"dimension {d} has {g} instead of {w}: one {'too many' if g > w else 'too few'} (an "
                         f"off-by-one in a range or a slice?) or another size of {g} (the wrong tensor, weight or "
@@ -281,7 +289,7 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
             merged = _merged_axes(_shape(a), _shape(e))
             return ("your values are right in memory order but the shape is wrong: " + merged if merged
                     else "your values are right in memory order but the shape is wrong (reshape the result)")
-        return _edit_hint(a, e, name, strong=False) or _shape_hint(_shape(a), _shape(e))
+        return _edit_hint(a, e, name, strong=False) or _shape_hint(_shape(a), _shape(e), sizes)
 
     if a.numel() == 1 and ratios:
         ev, av = float(e.reshape(())), float(a.reshape(()))
@@ -1019,6 +1027,9 @@ def list_hint(got, want, count: str | None = None) -> str:
             and all(list(g[:len(w)]) == list(w) for g, w in zip(got, want)):
         return ("each of your lists starts with the expected items but some go on after them: stop where the "
                 "docstring says (at the first <eos>, which is not kept) and drop what follows")
+    ends = _list_ends(got, want, rows(got) and rows(want) and len(got) == len(want))
+    if ends:
+        return ends
     rest = list(map(key, got))
     if len(got) > len(want) and all(rest.count(x) >= w.count(x) for x in set(w)):
         return (f"{len(got)} items where {len(want)} are expected; the expected ones are among yours: "
@@ -1031,6 +1042,35 @@ def list_hint(got, want, count: str | None = None) -> str:
                 "for every row of the batch (an argmax or max without dim=, an index that is not per row, or one "
                 "row broadcast over the others?)")
     return ""
+
+
+def _list_ends(got, want, per_row: bool) -> str:
+    """The same item too many or missing at the same end of every list (``per_row``: of every row of a list of
+    lists): a start token kept, a loop that starts or stops one step off; "" otherwise."""
+    def end(g, w):
+        g, w = list(g), list(w)
+        if len(g) == len(w) + 1 and g[1:] == w:
+            return "extra first", repr(g[0])
+        if len(g) + 1 == len(w) and g == w[1:]:
+            return "missing first", repr(w[0])
+        if len(g) + 1 == len(w) and g == w[:-1]:
+            return "missing last", repr(w[-1])
+        return None
+    pairs = [(g, w) for g, w in (zip(got, want) if per_row else [(got, want)]) if list(g) != list(w)]
+    found = {end(g, w) for g, w in pairs}
+    if not pairs or None in found or len({kind for kind, _ in found}) != 1:
+        return ""
+    kind, item = sorted(found)[0]
+    each = " in each list" if per_row and len(pairs) > 1 else ""
+    if kind == "extra first":
+        same = len(found) == 1
+        return (f"an extra first item{' ' + item if same else ''}{each}, before the expected ones: a start token "
+                "kept (it is fed to the model, it is not part of the output), or a loop that starts one step early?")
+    if kind == "missing first":
+        return (f"the first expected item is missing{each}: a loop that starts one step late, or a slice [1:] "
+                "too many?")
+    return (f"the last expected item is missing{each}: a loop or range that stops one step early, or the last step "
+            "not kept?")
 
 
 def results_when(fn: Callable, cases: dict) -> dict:
@@ -1299,7 +1339,8 @@ def _eval_node(node, env, memo):
         if node.id not in env:
             raise _Unsafe(node.id)
         value = env[node.id]
-        if isinstance(value, (torch.Tensor, int, float, bool, type(None), torch.dtype, torch.Size)) or (
+        if isinstance(value, (torch.Tensor, int, float, bool, type(None), torch.dtype, torch.Size,
+                              torch.nn.Module)) or type(value) is dict or (
                 node.id in _TORCH_NAMES and isinstance(value, types.ModuleType)):
             return value
         raise _Unsafe(node.id)
@@ -1309,6 +1350,11 @@ def _eval_node(node, env, memo):
         return slice(*(ev(p) if p is not None else None for p in (node.lower, node.upper, node.step)))
     if isinstance(node, ast.Subscript):
         base = ev(node.value)
+        if type(base) is dict:                     # W["g"]: a plain dict's item (no code of the student's runs)
+            key = ev(node.slice) if isinstance(node.slice, ast.Constant) else None
+            if isinstance(key, (str, int)) and key in base:
+                return base[key]
+            raise _Unsafe("subscript")
         if not isinstance(base, (torch.Tensor, torch.Size, tuple)):
             raise _Unsafe("subscript")
         return base[ev(node.slice)]
@@ -1318,6 +1364,11 @@ def _eval_node(node, env, memo):
             return getattr(base, node.attr)
         if isinstance(base, types.ModuleType) and isinstance(getattr(base, node.attr, None), torch.dtype):
             return getattr(base, node.attr)
+        if isinstance(base, torch.nn.Module):       # self.v, self.W.weight: read from the module's own dicts, so
+            for table in ("_parameters", "_buffers", "_modules", "__dict__"):   # no code of the student's runs
+                found = vars(base).get(table, {}) if table != "__dict__" else vars(base)
+                if node.attr in found and isinstance(found[node.attr], (torch.Tensor, torch.nn.Module)):
+                    return found[node.attr]
         raise _Unsafe("attribute")
     if isinstance(node, ast.BinOp):
         if type(node.op) not in _BINARY_OPS:
@@ -1531,7 +1582,180 @@ def _unpack_hint(msg: str, values: list) -> str | None:
     return None
 
 
-def _shape_hint_at(msg: str, line: str, env: dict) -> str | None:
+def _product_shape(sa: tuple, sb: tuple) -> tuple | None:
+    """The shape of ``a @ b`` for tensors of shapes ``sa`` and ``sb`` (worked out on the meta device, nothing is
+    computed), None when the product is not defined."""
+    try:
+        return tuple(torch.matmul(torch.empty(sa, device="meta"), torch.empty(sb, device="meta")).shape)
+    except Exception:  # noqa: BLE001 - any refusal means "not defined"
+        return None
+
+
+def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str | None:
+    """The matrix product on the line whose sizes do not fit: its two operands with their shapes, the two axes
+    that must be equal, and the rewritings (operands swapped, one of them transposed, or another tensor of the
+    same function in place of an operand: a copy-paste slip) whose sizes fit."""
+    found = []
+    for text, value, node in values:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            left, right = node.left, node.right
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "matmul", "mm", "bmm", "mv"):
+            torch_fn = isinstance(node.func.value, ast.Name) and node.func.value.id in _TORCH_NAMES
+            operands = list(node.args[:2]) if torch_fn else [node.func.value] + list(node.args[:1])
+            if len(operands) < 2:
+                continue
+            left, right = operands
+        else:
+            continue
+        (ta, a), (tb, b) = _value_of(left, values), _value_of(right, values)
+        if a is None or b is None or a.dim() == 0 or b.dim() == 0:
+            continue
+        if _product_shape(tuple(a.shape), tuple(b.shape)) is None:
+            found.append((ta, a, tb, b))
+    if not found:
+        return None
+    ta, a, tb, b = found[-1]                      # the innermost product (ast.walk goes outside in)
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    wrap = lambda t: t if isinstance(ast.parse(t, mode="eval").body, (  # noqa: E731
+        ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({t})"
+    inner_b = "its first axis" if len(sb) == 1 else "its second-last axis"
+    if sa[-1] != (sb[0] if len(sb) == 1 else sb[-2]):
+        hint = (f"{ta} {_fmt(sa)} @ {tb} {_fmt(sb)}: a matrix product sums the LAST axis of the left operand "
+                f"({sa[-1]}) against {inner_b} of the right one ({sb[0] if len(sb) == 1 else sb[-2]}), and those differ")
+    else:
+        hint = (f"{ta} {_fmt(sa)} @ {tb} {_fmt(sb)}: the inner sizes fit, but the leading (batch) axes "
+                f"{_fmt(sa[:-2])} and {_fmt(sb[:-2])} do not broadcast")
+    tries = [(f"{wrap(tb)} @ {wrap(ta)}", sb, sa)]
+    if len(sb) >= 2:
+        tries.append((f"{wrap(ta)} @ {wrap(tb)}.mT", sa, sb[:-2] + (sb[-1], sb[-2])))
+    if len(sa) >= 2:
+        tries.append((f"{wrap(ta)}.mT @ {wrap(tb)}", sa[:-2] + (sa[-1], sa[-2]), sb))
+    fits = [(t, _product_shape(x, y)) for t, x, y in tries if _product_shape(x, y) is not None]
+    names = _code_names(source)
+    for text, other in ((ta, tb), (tb, ta)):
+        base = re.fullmatch(r"(\w+)(\.mT|\.T)?", text)
+        if not base or not env or not names:
+            continue
+        for name in sorted(names - {base.group(1)}):
+            value = env.get(name)
+            if not isinstance(value, torch.Tensor) or value.dim() != _value_of_text(values, base.group(1)):
+                continue
+            swapped = value.mT if base.group(2) and value.dim() >= 2 else value
+            shape = (_product_shape(tuple(swapped.shape), tuple(b.shape)) if text == ta
+                     else _product_shape(tuple(a.shape), tuple(swapped.shape)))
+            if shape is not None:
+                fits.append((text.replace(base.group(1), name, 1) + f" in place of {text}", shape))
+    if fits:
+        hint += "; " + ", ".join(f"{t} would give {_fmt(shape)}" for t, shape in fits[:4]) + (
+            ": which one is your equation (the order of the operands, a transpose, the tensor used)?")
+    return hint
+
+
+def _code_names(source: str) -> set:
+    """The variable and argument names of a function's ``source`` (not the words of its comments); empty when it
+    does not parse."""
+    import textwrap
+
+    try:
+        return {n.id if isinstance(n, ast.Name) else n.arg for n in ast.walk(ast.parse(textwrap.dedent(source)))
+                if isinstance(n, (ast.Name, ast.arg))}
+    except (SyntaxError, ValueError):
+        return set()
+
+
+def _value_of_text(values: list, name: str) -> int:
+    """The number of axes of the tensor named ``name`` on the line (-1 when there is none)."""
+    return next((v.dim() for t, v, n in values if t == name and isinstance(v, torch.Tensor)), -1)
+
+
+def _join_hint(msg: str, values: list) -> str | None:
+    """torch.cat / torch.stack of tensors whose shapes do not fit: the axis joined (dim 0 when none is given),
+    the shapes, and the axis along which they would join."""
+    for text, value, node in values:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "cat", "stack", "concat", "concatenate") and node.args):
+            continue
+        seq = _value_at(node.args[0], values)
+        if not isinstance(seq, (list, tuple)) or len(seq) < 2 or len({t.dim() for t in seq}) != 1:
+            continue
+        elts = node.args[0].elts if isinstance(node.args[0], (ast.List, ast.Tuple)) else []
+        names = [ast.unparse(e) for e in elts] if len(elts) == len(seq) else [f"tensor {k}" for k in range(len(seq))]
+        shapes = [tuple(t.shape) for t in seq]
+        shown = ", ".join(f"{nm} {_fmt(sh)}" for nm, sh in zip(names, shapes))
+        dim_node = next((k.value for k in node.keywords if k.arg in ("dim", "axis")), None) or (
+            node.args[1] if len(node.args) > 1 else None)
+        n = len(shapes[0])
+        fits = [k for k in range(n) if len({sh[:k] + sh[k + 1:] for sh in shapes}) == 1]
+        if node.func.attr == "stack":
+            return (f"torch.stack puts tensors of EQUAL shapes on a new axis, and these differ: {shown}: one of "
+                    "them is not the tensor you meant, or was sliced or projected differently")
+        where = ("dim 0 (no dim given: the first axis, the batch)" if dim_node is None
+                 else f"dim={ast.unparse(dim_node)}")
+        hint = f"torch.{node.func.attr} joins along {where}, so every other axis must be equal: {shown}"
+        if fits:
+            hint += f"; they differ only on axis {fits[-1] - n}: dim={fits[-1] - n} would join them there"
+        return hint
+    return None
+
+
+def _packed_hint(line: str, env: dict, source: str) -> str | None:
+    """An error at a line that runs a batch-first RNN on a PackedSequence made, in the same function, by a
+    pack_padded_sequence without batch_first=True (it then reads the (B, T, ...) input as (T, B, ...))."""
+    packed = [n for n in re.findall(r"\b(\w+)\b", line)
+              if type(env.get(n)).__name__ == "PackedSequence"]
+    rnns = [getattr(env.get(owner), attr, None) for owner, attr in re.findall(r"\b(self|model)\.(\w+)\(", line)]
+    if not packed or not any(isinstance(m, torch.nn.RNNBase) and m.batch_first for m in rnns):
+        return None
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) in (
+                "pack_padded_sequence", "pack_sequence"):
+            flag = next((k.value for k in node.keywords if k.arg == "batch_first"), None)
+            if flag is None or (isinstance(flag, ast.Constant) and not flag.value):
+                return (f"{packed[0]} was packed by `{ast.unparse(node)}` without batch_first=True: it read axis 0 "
+                        "of your (B, T, ...) input as time and axis 1 as the batch, while the RNN is batch-first; "
+                        "pass batch_first=True to pack_padded_sequence (and to pad_packed_sequence)")
+    return None
+
+
+def _attribute_hint(value: AttributeError) -> str | None:
+    """``'X' object has no attribute 'name'``: the method of X that sets ``self.name`` (it exists only after that
+    method has run), else the attribute names of X that are close to ``name``."""
+    import difflib
+    import textwrap
+
+    name, obj = getattr(value, "name", None), getattr(value, "obj", None)
+    if not name or obj is None or isinstance(obj, types.ModuleType):
+        return None
+    setter = re.compile(rf"\bself\.{re.escape(name)}\s*(=[^=]|:)")
+    for cls in type(obj).__mro__:
+        if cls.__module__ == "builtins" or cls.__module__.startswith("torch."):
+            continue
+        for meth, fn in vars(cls).items():
+            if not isinstance(fn, types.FunctionType) or meth == "__init__":
+                continue
+            try:
+                src = textwrap.dedent(inspect.getsource(fn))
+            except (OSError, TypeError):
+                continue
+            if setter.search(src):
+                return (f"{type(obj).__name__}.{name} is set by its method {meth} (self.{name} = ...), so it "
+                        f"exists only once {meth} has run: read it after the call to {meth} (the value of "
+                        "the step just taken), not before")
+    try:
+        close = difflib.get_close_matches(name, [a for a in dir(obj) if not a.startswith("__")], n=2)
+    except Exception:  # noqa: BLE001 - an object whose dir() fails
+        close = []
+    return f"did you mean {' or '.join(close)}?" if close else None
+
+
+def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | None:
     """A hint made from the actual shapes on the failing ``line`` (``env``: the frame's globals and locals)."""
     try:
         values = _line_values(line, env)
@@ -1554,6 +1778,17 @@ def _shape_hint_at(msg: str, line: str, env: dict) -> str | None:
                     return (f"{owner}.{attr} is an nn.Linear built for {built} input features, but the tensor you "
                             f"give it has {fed} on its last axis: build it with in_features={fed} (the size of what "
                             f"it is fed) or give it the tensor it was built for")
+        packed = _packed_hint(line, env, source) if source else None
+        if packed:
+            return packed
+        if any(k in msg for k in ("cannot be multiplied", "size mismatch", "Expected size for first two dimensions",
+                                  "batch2", "inconsistent tensor size", "must match the size of tensor b",
+                                  "both arguments to matmul")):
+            product = _matmul_hint(values, env, source)
+            if product:
+                return product
+        if "Sizes of tensors must match" in msg or "stack expects each tensor to be equal size" in msg:
+            return _join_hint(msg, values)
         if "must match the size of tensor b" in msg:
             sizes = re.search(r"tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", msg)
             return _broadcast_hint(values, {int(sizes.group(1)), int(sizes.group(2))} if sizes else None)
@@ -1650,7 +1885,16 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
         frame = next((fr for fr, lineno in traceback.walk_tb(tb)
                       if fr.f_code.co_filename == deepest.filename and lineno == deepest.lineno), None)
         if frame is not None:
-            hint = _shape_hint_at(msg, deepest.line or "", {**frame.f_globals, **frame.f_locals}) or hint
+            try:
+                source = inspect.getsource(frame.f_code)
+            except (OSError, TypeError):
+                source = ""
+            hint = _shape_hint_at(msg, deepest.line or "", {**frame.f_globals, **frame.f_locals}, source) or hint
+    if isinstance(value, AttributeError):
+        try:
+            hint = _attribute_hint(value) or hint
+        except Exception:  # noqa: BLE001 - a hint never hides the error
+            pass
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
     here = f"{_cell_label(shell, outer.filename)}, line {outer.lineno}"

@@ -484,7 +484,7 @@ def test_brief_errors_show_the_students_line_in_one_line():
         text = message("rnn_cell(torch.ones(3, 4), torch.ones(5, 4))")
         assert "\n" not in text
         assert text.startswith('RuntimeError at your line "return x @ W" (Cell In[')
-        assert "in rnn_cell): mat1 and mat2 shapes cannot be multiplied (3x4 and 5x4) -- a matrix product" in text
+        assert "in rnn_cell): mat1 and mat2 shapes cannot be multiplied (3x4 and 5x4) -- x (3, 4) @ W (5, 4): a matrix product sums the LAST axis" in text
         assert text.endswith(", line 1]") and "[this cell: Cell In[" in text
         assert 'at your line "return helper(x)"' in message("part2(1)")          # never the course's helper line
         assert "this part is not written yet -- replace that line with your code" in message("part3()")
@@ -561,6 +561,67 @@ def test_error_hints_use_the_shapes_on_the_students_line():
         assert "self.head is an nn.Linear built for 3 input features, but the tensor you give it has 4" in text, text
         text = message("embed_wrong(torch.nn.Embedding(5, 2), torch.tensor([7]))")
         assert "the wrong embedding for these ids" in text, text
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_error_hints_for_products_joins_packing_and_attributes():
+    """Trial 22e's bare PyTorch errors: a matrix product of the wrong order (v @ energy) names both operands, the
+    two axes that must agree and the rewritings that fit; torch.cat without dim says it joins along dim 0 and which
+    axis would join; a batch-first RNN fed a sequence packed without batch_first names the pack call; an attribute
+    read before the method that sets it names that method; a module's own tensors (self.v) are read without
+    running any of its code."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import torch\nfrom torch.nn.utils.rnn import pack_padded_sequence\n"
+                       "from seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
+        shell.run_cell(
+            "class Att(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.v = torch.nn.Parameter(torch.ones(5))\n"
+            "        self.rnn = torch.nn.GRU(3, 4, batch_first=True)\n"
+            "    def forward(self, energy):\n"
+            "        return self.v @ energy\n"
+            "    def join(self, h, c, e):\n"
+            "        return torch.cat([h, c, e])\n"
+            "    def both(self, h, c):\n"
+            "        return torch.stack([h, c], dim=1)\n"
+            "    def batched(self, a, b):\n"
+            "        return torch.bmm(a, b)\n"
+            "    def encode(self, x, lengths):\n"
+            "        packed = pack_padded_sequence(x, lengths, enforce_sorted=False)\n"
+            "        out, h = self.rnn(packed)\n"
+            "        return h\n"
+            "class Stepper:\n"
+            "    def step(self):\n"
+            "        self.last_weights = 1\n"
+            "    def reset(self):\n"
+            "        self.count = 0\n"
+            "def read_early(m):\n"
+            "    return m.last_weights\n"
+            "def misspelt(m):\n"
+            "    return m.cont\n", store_history=True)
+        message = functools.partial(_brief_message, shell)
+        text = message("Att()(torch.ones(2, 6, 5))")
+        assert "self.v (5,) @ energy (2, 6, 5)" in text and "energy @ self.v would give (2, 6)" in text, text
+        text = message("Att().join(torch.ones(2, 4), torch.ones(2, 6), torch.ones(2, 3))")
+        assert "joins along dim 0 (no dim given" in text and "h (2, 4), c (2, 6), e (2, 3)" in text, text
+        assert "dim=-1 would join them" in text, text
+        text = message("Att().both(torch.ones(2, 4), torch.ones(2, 6))")
+        assert "torch.stack puts tensors of EQUAL shapes" in text and "torch.cat" not in text, text
+        text = message("Att().batched(torch.ones(2, 4, 3), torch.ones(2, 4, 3))")
+        assert "a (2, 4, 3) @ b (2, 4, 3)" in text and "a @ b.mT would give (2, 4, 4)" in text, text
+        text = message("Att().encode(torch.ones(3, 6, 3), torch.tensor([6, 2, 1]))")
+        assert "without batch_first=True" in text and "pack_padded_sequence(x, lengths, enforce_sorted=False)" in text
+        text = message("read_early(Stepper())")
+        assert "last_weights is set by its method step" in text and "read it after the call to step" in text, text
+        text = message("misspelt(Stepper())")
+        assert "did you mean" not in text, text     # no attribute of that kind yet: no guess
+        shell.run_cell("s = Stepper()\ns.reset()", store_history=True)
+        assert "did you mean count?" in message("misspelt(s)")
     finally:
         InteractiveShell.clear_instance()
 
@@ -799,3 +860,10 @@ def test_normalised_over_the_wrong_axis_and_list_layouts_are_named():
     assert "transposed: one list per step" in checks.list_hint([[4, 7], [5, 8], [6, 9]], want)
     assert "starts with the expected items" in checks.list_hint([[4, 5, 6, 3], [7, 8, 9]], want)
     assert checks.list_hint(want, want) == ""
+    # trial 22e ch09-M5: the start token kept in every hypothesis; and the other ends, one item off
+    assert "an extra first item 1, before the expected ones: a start token kept" in checks.list_hint(
+        [[1, 5, 3, 3, 5]], [[5, 3, 3, 5]])
+    assert "an extra first item 1 in each list" in checks.list_hint([[1, 5, 3], [1, 4]], [[5, 3], [4]])
+    assert "the first expected item is missing" in checks.list_hint([3, 9], [5, 3, 9])
+    assert "the last expected item is missing" in checks.list_hint([5, 3], [5, 3, 9])
+    assert "item" not in checks.list_hint([[5, 3], [4, 2]], [[5, 3, 1], [4]])   # two different ends: no guess

@@ -118,15 +118,26 @@ def test_edits_cover_the_kinds_of_slip_students_make():
             "    for t in range(x.shape[1]):\n"
             "        h = a * h - x[:, t]\n"
             "        out.append(h)\n"
-            "    return torch.stack([h, a], dim=1).sum(dim=-1)\n"
+            "    n = torch.tanh(x + a * h).transpose(0, 1).softmax(-1)\n"
+            "    return torch.stack([h, a], dim=1).sum(dim=-1) + W.grad\n"
             "    ### END SOLUTION\n")
     found = {}
     for text, desc, kind, where in edit_hints.edits(cell):
         ast.parse(text)
         found.setdefault(kind, desc)
     want = {"swap", "unwrap", "transpose", "drop", "delete", "operands", "order", "op", "range", "wrap", "constant", "swapnames",
-            "name", "value", "steps", "twice"}
+            "name", "value", "steps", "twice", "move", "distribute", "keyword", "index", "reshape", "unattr"}
     assert want <= set(found), f"kinds never produced: {sorted(want - set(found))}"
+    descs = [d for t, d, k, w in edit_hints.edits(cell)]
+    for text in ("`a * torch.tanh(x + h)` where `torch.tanh(x + a * h)` is needed",      # a factor out of the tanh
+                 "`torch.tanh(x) + torch.tanh(a * h)` where `torch.tanh(x + a * h)`",   # tanh of each term
+                 "`torch.tanh(x @ W.T) + b` where `torch.tanh(x @ W.T + b)`",           # the bias outside
+                 "`torch.stack([h, a])` where `torch.stack([h, a], dim=1)`",            # an option left out
+                 "`x[t]` where `x[:, t]`",                                              # the batch axis indexed
+                 "a reshape (or view) of `torch.tanh(x + a * h)` where `torch.tanh(x + a * h).transpose(0, 1)`",
+                 "`W` where `W.grad`",
+                 "an extra tanh around `h` (in f, the line that computes `h`)"):          # a state squashed again
+        assert any(text in d for d in descs), text
     assert "`torch.sigmoid(x @ W.T + b)` where `torch.tanh(x @ W.T + b)` is needed (in f, the line that computes `a`)" \
         in found["swap"]
 
