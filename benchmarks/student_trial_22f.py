@@ -1,21 +1,18 @@
-"""Student trial 22f: 45 fresh mistakes and 18 correct variants in all nine exercises, graded and seen in Jupyter.
+"""Student trial 22f: the acceptance trial of issue 22 after round 8, 45 new mistakes and 18 correct variants.
 
-The acceptance trial of issue 22, by a fresh pair of eyes. The mistakes were written from the student notebooks
-alone and committed before solutions/, the catalogues or the earlier trials were read
-(benchmarks/results/student_trial_22f_plan.md, commit 80a0aaf); the 36 equal to an old mutant or an earlier trial's
-mistake were then replaced by new ones (the plan lists them). Each mistake is ONE realistic edit of the reference
-solution of one cell (``(old, new)`` pairs, each ``old`` found exactly once in the cell's reference code); each
-correct variant rewrites a cell another way and must keep full marks.
+A fresh pair of eyes wrote the mistakes from the student notebooks alone (plan committed in 80a0aaf, before
+solutions/ and the catalogues were read: benchmarks/results/student_trial_22f_plan.md); 36 that repeated an old
+mutant or an earlier trial's mistake were replaced (the plan's second table). A mistake is one edit of one cell's
+reference code, ``(old, new)`` pairs whose ``old`` occurs once; a variant rewrites the cell and must keep full marks.
+Only the cases and the verdicts live here: building, grading (the class grader, one run per assignment), the
+Jupyter view and the report are benchmarks/student_trial.py's and student_trial_22d.py's (``run_trial``).
 
-All the machinery is shared: benchmarks/student_trial.py's (``registry()``, ``build()``, the class grader in ONE run
-per assignment, ``summarise()`` of out/state.jsonl, ``view_assignments()``: the submissions run in Jupyter with
-nbclient, errors allowed) and trial 22d's report (``main``, ``records``, ``table``, ``confirm``), which this file runs
-on its own cases and verdicts.
+Run from the repository root (results in /tmp/student_trial_22f unless --root says otherwise):
 
-    nice -n 5 .venv/bin/python benchmarks/student_trial_22f.py --grade [ch01 ...]      # class grader, --workers 1
-    nice -n 5 .venv/bin/python benchmarks/student_trial_22f.py --student-view [ch01 ...] [--students a,b]
-    nice -n 5 .venv/bin/python benchmarks/student_trial_22f.py --confirm --students ch01-f01a,...   # the real notebook
-    .venv/bin/python benchmarks/student_trial_22f.py --table     # the tables of student_trial_22f.md
+    nice -n 5 .venv/bin/python benchmarks/student_trial_22f.py --grade [ch01 ...]
+    nice -n 5 .venv/bin/python benchmarks/student_trial_22f.py --student-view [ch01 ...] [--students ch01-f01a,...]
+    nice -n 5 .venv/bin/python benchmarks/student_trial_22f.py --confirm --students ch01-f01e,...
+    .venv/bin/python benchmarks/student_trial_22f.py --table        # benchmarks/results/student_trial_22f.md's tables
     .venv/bin/python benchmarks/student_trial_22f.py --save benchmarks/results/student_trial_22f.json
 """
 from __future__ import annotations
@@ -25,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import student_trial as st  # noqa: E402  (the first trial's machinery; its own cases are not used)
-import student_trial_22d as report  # noqa: E402  (trial 22d's report, run below on this trial's cases)
+import student_trial as st  # noqa: E402  (registry() of cases; the first trial's own cases are not used)
+import student_trial_22d as report  # noqa: E402  (the command line and the report: run_trial)
 
 M, OK, mistake, variant = st.registry()
 
@@ -355,16 +352,75 @@ CASES = M + OK
 #   N  not at all: nothing in it leads to the cause (a bare PyTorch error far from it, a generic mismatch);
 #   M  misleading: it names a wrong cause, or blames code that is right.
 # "-": no visible test fails. Filled in after reading student_view.json (phase 2: the messages of the go commit).
-VERDICTS: dict[str, tuple[str, str]] = {}
+# Read from student_view.json after the merge of 088c782 (the go commit: "issue 22 round 8, generic").
+VERDICTS: dict[str, tuple[str, str]] = {
+    "ch01-f01a": ("P", "an extra tanh around `outputs[:, -1]`, in the returned value"),
+    "ch01-f01b": ("P", "at the `self.encoder(tgt)` line: the encoder expects 3 features, got 8: the argument is the wrong tensor"),
+    "ch01-f01c": ("P", "5 times the expected loss: the losses of the batch summed instead of averaged"),
+    "ch01-f01d": ("P", "fit must return one loss per step: 30 steps, got 32 losses (the loop count)"),
+    "ch01-f01e": ("Pa", "at the right line, 'the state has the wrong shape' (true: x is not a state), but not that x belongs in "
+                        "the inputs at step 0; the .squeeze() guess does not apply"),
+    "ch02-f02a": ("Pa", "rnn_cell's values differ; no cause (the recurrent term outside the tanh is not recognised)"),
+    "ch02-f02b": ("Pa", "PyTorch's expanded-size error at `outputs[:, t] = h` (3 vs 4); not that the preallocation "
+                        "`empty_like(x)` took x's D features"),
+    "ch02-f02c": ("P", "shape (4, 2) for (2, 4): axes swapped, a transpose missing"),
+    "ch02-f02d": ("Pa", "PyTorch's 'size mismatch, got input (2), mat (2x3), vec (2)' at the torch.diag line; not that "
+                        "torch.diag of a 2-D tensor returns its diagonal (an element-wise product is meant)"),
+    "ch02-f02e": ("P", "at the cat line: tensors with different numbers of axes (got 1 and 2): the gradients must be "
+                       "flattened before the cat (the squeeze/indexing guesses do not apply)"),
+    "ch03-f03a": ("P", "`c_prev` where `c` is needed, in the returned value"),
+    "ch03-f03b": ("P", "x (2, 3) @ Wx['i'] (4, 3): `x @ Wx['i'].mT` would give (2, 4), first of the options"),
+    "ch03-f03c": ("P", "Wx must have the keys i, f, g, o, got 3 blocks: 4 blocks of the stacked rows, chunk dimension 0"),
+    "ch03-f03d": ("P", "the cell states c_t collected as the outputs"),
+    "ch03-f03e": ("P", "`state[0]` where `state[1]` is needed, in the line that computes (h, c)"),
+    "ch04-f04a": ("Pa", "matmul error at the r line with W_rx.T of shape (1, 12): the odd shape is visible, but the options "
+                        "offered (W_nx for x, weight_ih.T for W_rx.T) are not the cause (the chunk along dim 1 above)"),
+    "ch04-f04b": ("P", "`h @ W_rh.T` where `h @ W_zh.T` is needed, in the z line"),
+    "ch04-f04c": ("P", "`torch.tanh(i_n) + r * h_n` where `torch.tanh(i_n + r * h_n)` is needed"),
+    "ch04-f04d": ("M", "'count one bias vector per block (PyTorch has two)': the code counts two per block; the cause is the "
+                       "biases counted once per layer instead of per direction (same number for this case; the "
+                       "unidirectional cases, which pass, rule the named cause out)"),
+    "ch04-f04e": ("M", "'count one bias vector per block': the code counts two per block; the cause is the biases of one "
+                       "layer only (same number for 2 layers; the one-layer cases, which pass, rule it out)"),
+    "ch05-f05a": ("P", "PyTorch's 'step must be greater than zero' at the `x[b, L - 1::-1]` line: no negative step"),
+    "ch05-f05b": ("P", "`c_new` where `c` is needed, in the returned value"),
+    "ch05-f05c": ("P", "2 parts joined along dimension 1 where dimension 2 is asked (torch.cat(..., dim=2)?)"),
+    "ch05-f05d": ("P", "the two halves along dimension 1 are swapped (the two directions in the wrong order)"),
+    "ch05-f05e": ("Pa", "matmul error (7x4 and 3x16) at the `layer(packed)` line, 'a .T missing or the wrong matrix?'; not "
+                        "that the upper layers were built for input_size (in __init__)"),
+    "ch06-f06a": ("-", "no visible test fails (no token of the visible tests differs in case)"),
+    "ch06-f06b": ("P", "the argument tokens changed: got the indices [6, 4, ...] in the caller's list"),
+    "ch06-f06c": ("P", "outputs 8 features for 4: 'blocks or directions concatenated?'"),
+    "ch06-f06d": ("Pa", "PyTorch's 'Expected input batch_size (10) to match target batch_size (8)' at the loss line; not "
+                        "that the loop runs Ty + 1 steps"),
+    "ch06-f06e": ("Pa", "'a value is None' at the decoder.step line (d is the stand-in encoder's outputs); the causes "
+                        "offered (mask=None allowed? a missing return?) are not the unpacking order"),
+    "ch07-f07a": ("M", "'the candidate g computed with relu where tanh is asked': there is no relu; g is used before the "
+                       "line that squashes it (the right term, the wrong cause)"),
+    "ch07-f07b": ("M", "'`mask[:, B, None]` where `mask[:, t, None]` is needed, in the line that computes keep': the keep "
+                       "line is right (it has t); the right-to-left loop has no mask at all"),
+    "ch07-f07c": ("Pa", "the attention weights (with a mask) differ; no cause (v applied before the tanh)"),
+    "ch07-f07d": ("P", "`h_prev` where `h` is needed, in the returned value"),
+    "ch07-f07e": ("P", "Python's '2 is not in list' at `row.index(eos_index)`: a row without <eos>"),
+    "ch08-f08a": ("P", "a new axis in the wrong place: mask[:, None, :] would line its axes up"),
+    "ch08-f08b": ("Pa", "matmul error at the line; the options offered (enc @ dec.transpose(1, 2), dec for enc) are not "
+                        "the fix (dec @ enc.transpose(1, 2))"),
+    "ch08-f08c": ("P", "the contexts are 0.4472 = 1/sqrt(5) times the expected ones: an extra factor (the values scaled)"),
+    "ch08-f08d": ("P", "enc (2, 4, 5) @ W (6, 5): `enc @ W.mT` would give (2, 4, 6) (fixing it leaves the values "
+                       "projected, which the next run reports)"),
+    "ch08-f08e": ("P", "leave out the queries U d_t (168 of the 798)"),
+    "ch09-f09a": ("P", "in d0: `h_n` and `c_n` in each other's place"),
+    "ch09-f09b": ("P", "in training mode, dropout (p=0.5) should zero some entries of tilde d_t"),
+    "ch09-f09c": ("Pa", "broadcast error (2 vs 4) at the decode_step call line; the examples (a mask, a state) do not "
+                        "apply; not that tgt_in[t] is a row"),
+    "ch09-f09d": ("P", "each sentence's tokens averaged, then the sentences"),
+    "ch09-f09e": ("Pa", "scores differ for max_len=3 at index 0; no cause (the live hypotheses normalised by len + 1)"),
+}
 
 
 def main(argv=None):
     """Trial 22d's command line and report, on this trial's cases and verdicts."""
-    report.M, report.OK, report.CASES, report.VERDICTS = M, OK, CASES, VERDICTS
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if "--root" not in argv:
-        argv += ["--root", "/tmp/student_trial_22f"]
-    report.main(argv)
+    report.run_trial(sys.modules[__name__], "/tmp/student_trial_22f", argv)
 
 
 if __name__ == "__main__":
