@@ -515,6 +515,17 @@ def main(argv=None):
     st.view_assignments(args.assignments, root, only)
 
 
+def run_trial(module, root: str, argv=None):
+    """This command line and report on another trial's cases: ``module``'s ``M``, ``OK``, ``CASES`` and
+    ``VERDICTS`` replace this file's; ``root`` is the default ``--root``."""
+    global M, OK, CASES, VERDICTS
+    M, OK, CASES, VERDICTS = module.M, module.OK, module.CASES, module.VERDICTS
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--root" not in argv:
+        argv += ["--root", root]
+    main(argv)
+
+
 def table(recs: dict) -> str:
     names = {"P": "points to the cause", "Pa": "partly", "N": "not at all", "M": "MISLEADING",
              "-": "(no visible failure)", "?": "not judged"}

@@ -424,11 +424,7 @@ VERDICTS: dict[str, tuple[str, str]] = {
 
 def main(argv=None):
     """Trial 22d's command line and report, on this trial's cases and verdicts."""
-    report.M, report.OK, report.CASES, report.VERDICTS = M, OK, CASES, VERDICTS
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if "--root" not in argv:
-        argv += ["--root", "/tmp/student_trial_22e"]
-    report.main(argv)
+    report.run_trial(sys.modules[__name__], "/tmp/student_trial_22e", argv)
 
 
 if __name__ == "__main__":
