@@ -45,8 +45,8 @@ MOVABLE = set(ACTIVATIONS) | {"dropout", "softmax", "log_softmax", "exp", "log",
 SHORT = 70
 # the kinds of edit, the likeliest mistake first: where several edits give the same values, the first is named
 PRIORITY = ("swap", "unwrap", "transpose", "drop", "delete", "operands", "order", "op", "sign", "range", "slice",
-            "compare", "flag", "keyword", "index", "reshape", "assign", "wrap", "move", "distribute", "attr", "unattr",
-            "swapnames", "steps", "twice", "constant", "name", "value")
+            "compare", "flag", "mask", "keyword", "index", "reshape", "assign", "wrap", "move", "distribute", "attr",
+            "unattr", "swapnames", "steps", "twice", "count", "constant", "name", "value")
 # what each kind of edit is, in words: said instead of the code where the values have few possibilities (integers,
 # fewer than 4 entries), whose fingerprint a student could guess, to read the description without the mistake
 KIND_WORDS = {"swap": "another function in place of the right one (an activation, a reduction, softmax or its log)",
@@ -68,6 +68,8 @@ KIND_WORDS = {"swap": "another function in place of the right one (an activation
               "keyword": "an option of a call left out (its default used: dim, keepdim, batch_first, ...)",
               "reshape": "a reshape or view where a transpose is needed (a reshape keeps the memory order: it does "
                          "not swap axes)",
+              "count": "a length counted one too many or too few (len(x) + 1: an <eos> or <sos> counted?)",
+              "mask": "the mask left out (every position kept, the padding too)",
               "index": "an axis left out of an index (x[t] where x[:, t] is needed: the batch axis indexed)",
               "unattr": "the object itself where one of its attributes is needed (p for p.grad, ...)"}
 UNATTR = ("grad", "data", "weight", "bias", "values", "indices")   # x.<attr> written as x
@@ -113,6 +115,13 @@ def _with_arg(call: ast.Call, arg) -> ast.Call:
     return new
 
 
+def _sum_terms(node) -> list:
+    """The terms of a chain of additions ``a + b + c`` (parsed as ``(a + b) + c``), in order."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _sum_terms(node.left) + [node.right]
+    return [node]
+
+
 def _moves(node):
     """The edits of one misplaced parenthesis: ``f(a + b)`` as ``f(a) + b`` or ``a + f(b)``, ``f(a) + b`` as
     ``f(a + b)``, a factor of a term taken out (``f(a + r * b)`` as ``r * f(a + b)``), and an activation applied to
@@ -122,6 +131,13 @@ def _moves(node):
         arg = node.args[0]
         yield ast.BinOp(_with_arg(node, arg.left), arg.op, copy.deepcopy(arg.right)), "move"
         yield ast.BinOp(copy.deepcopy(arg.left), arg.op, _with_arg(node, arg.right)), "move"
+        terms = _sum_terms(arg)
+        for k in range(len(terms) - 1) if len(terms) > 2 else ():    # f(a + b + c) as f(a + c) + b (the last: above)
+            rest = terms[:k] + terms[k + 1:]
+            inner = rest[0]
+            for t in rest[1:]:
+                inner = ast.BinOp(copy.deepcopy(inner), ast.Add(), copy.deepcopy(t))
+            yield ast.BinOp(_with_arg(node, inner), ast.Add(), copy.deepcopy(terms[k])), "move"
         if isinstance(arg.op, (ast.Add, ast.Sub)):
             if _callee(node) in ACTIVATIONS:
                 yield ast.BinOp(_with_arg(node, arg.left), arg.op, _with_arg(node, arg.right)), "distribute"
@@ -185,6 +201,19 @@ def _candidates(node, names: list[str], attrs: dict):
         if isinstance(node.op, ast.Add):
             yield ast.BinOp(node, ast.Add(), node.right), "twice"
     yield from _moves(node)
+    if isinstance(node, ast.Call) and _callee(node) == "where" and len(node.args) == 3:
+        yield node.args[1], "mask"                 # torch.where(keep, new, old) as new: the mask not applied
+    if isinstance(node, ast.Call) and _callee(node) in ("masked_fill", "masked_fill_") and isinstance(
+            node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
+                                               and node.func.value.id in ("torch", "F")):
+        yield node.func.value, "mask"              # x.masked_fill(~mask, -inf) as x
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and "mask" in node.value.id.lower() \
+            and isinstance(node.ctx, ast.Load):
+        yield ast.Call(func=ast.Attribute(ast.Name("torch", ast.Load()), "ones_like", ast.Load()),
+                       args=[copy.deepcopy(node)], keywords=[]), "mask"    # mask[:, t, None] all True: all kept
+    if isinstance(node, ast.Call) and _callee(node) == "len":      # a length counted with one item too many or few
+        yield ast.BinOp(node, ast.Add(), ast.Constant(1)), "count"
+        yield ast.BinOp(node, ast.Sub(), ast.Constant(1)), "count"
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         yield node.operand, "sign"
     value = _int_of(node)
@@ -272,6 +301,9 @@ def _describe(kind: str, old, new, where: str, stmt) -> str:
         return f"your values are what you get with `{_short(new)}` in place of the whole value ({where})"
     if new is None:
         return f"your values are what you get without the step `{_short(old)}` ({where})"
+    if kind == "mask":
+        return (f"your values are what you get with the mask left out ({where}): `{_short(old)}` not applied, so "
+                "every position is kept, the padding too")
     if kind == "reshape":
         return (f"your values are what you get with a reshape (or view) of `{_short(new.func.value)}` where "
                 f"`{_short(old)}` is needed ({where}): a reshape keeps the order of the entries in memory, it does "
@@ -302,6 +334,13 @@ def edits(source: str):
             parents[id(child)] = node
         if _int_of(node) is not None and isinstance(node, ast.UnaryOp):
             node.operand._signed = True          # -1 is edited as a whole, not as - (1)
+    in_slice, index_names = set(), set()     # nodes inside an index, and the names used as indices anywhere
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.Subscript):
+            for n in ast.walk(sub.slice):
+                in_slice.add(id(n))
+                if isinstance(n, ast.Name):
+                    index_names.add(n.id)
     owners = {}
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -379,6 +418,8 @@ def edits(source: str):
             found.append((ast.Call(func=ast.Attribute(ast.Name("torch", ast.Load()), "tanh", ast.Load()),
                                    args=[node], keywords=[]), "wrap"))
         for new, kind in found:
+            if kind == "name" and id(node) in in_slice and new.id not in index_names:
+                continue            # mask[:, B] for mask[:, t]: a size is no index a student writes there
             edited = copy.deepcopy(tree)
             walked = list(ast.walk(edited))    # the same order as `order`: node k is the copy of `node`
             target = walked[k]

@@ -254,9 +254,11 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     e = _as_float64(expected, "expected")
     close = lambda x, y: _close(x, y, atol, rtol)  # noqa: E731
 
-    for desc, alt in _tensors(mistakes):
-        if close(a, alt):
-            return f"your values are what you get if you {desc}" if not desc[:1].isupper() else f"{desc}"
+    named = [desc for desc, alt in _tensors(mistakes) if close(a, alt)]
+    if named:        # several mistakes give these values here: all of them are said (the first alone may be wrong)
+        said = [f"your values are what you get if you {d}" if not d[:1].isupper() else d for d in named[:3]]
+        return said[0] + "".join(f"; or: {w[:1].lower() + w[1:]}" for w in said[1:]) + (
+            " (these give the same values here)" if len(said) > 1 else "")
     edit = _edit_hint(a, e, name, strong=True)   # one edit of the reference gives these very values: say it first
     if edit:
         return edit
@@ -1629,12 +1631,17 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str
     else:
         hint = (f"{ta} {_fmt(sa)} @ {tb} {_fmt(sb)}: the inner sizes fit, but the leading (batch) axes "
                 f"{_fmt(sa[:-2])} and {_fmt(sb[:-2])} do not broadcast")
-    flip = lambda t: re.sub(r"\.m?T$", "", t) if re.search(r"\.m?T$", t) else f"{wrap(t)}.mT"  # noqa: E731
+    swap_last = r"\.(m?T|transpose\(\s*(1, 2|2, 1|-2, -1|-1, -2)\s*\))$"     # a transpose of the last two axes
+    flip = lambda t: re.sub(swap_last, "", t) if re.search(swap_last, t) else f"{wrap(t)}.mT"  # noqa: E731
+    ta_t = sa[:-2] + (sa[-1], sa[-2]) if len(sa) >= 2 else None
+    tb_t = sb[:-2] + (sb[-1], sb[-2]) if len(sb) >= 2 else None
     tries = [(f"{wrap(tb)} @ {wrap(ta)}", sb, sa)]
-    if len(sb) >= 2:
-        tries.append((f"{wrap(ta)} @ {flip(tb)}", sa, sb[:-2] + (sb[-1], sb[-2])))
-    if len(sa) >= 2:
-        tries.append((f"{flip(ta)} @ {wrap(tb)}", sa[:-2] + (sa[-1], sa[-2]), sb))
+    if tb_t:
+        tries.append((f"{wrap(ta)} @ {flip(tb)}", sa, tb_t))
+    if ta_t:
+        tries.append((f"{flip(ta)} @ {wrap(tb)}", ta_t, sb))
+    if ta_t and tb_t and (re.search(swap_last, ta) or re.search(swap_last, tb)):
+        tries.append((f"{flip(ta)} @ {flip(tb)}", ta_t, tb_t))      # the transpose on the other operand
     fits = [(t, _product_shape(x, y)) for t, x, y in tries if _product_shape(x, y) is not None]
     names = _code_names(source) if not fits else set()     # other tensors only when no rewriting fits
     for text, other in ((ta, tb), (tb, ta)):
@@ -1728,6 +1735,48 @@ def _packed_hint(line: str, env: dict, source: str) -> str | None:
     return None
 
 
+def _written_hint(line: str, values: list) -> str | None:
+    """``out[:, t] = h`` where the two shapes differ: the tensor written into was made with other sizes."""
+    try:
+        stmt = ast.parse(line.strip()).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Subscript)):
+        return None
+    texts = {t: v for t, v, n in values if isinstance(v, torch.Tensor)}
+    base, part, value = (ast.unparse(stmt.targets[0].value), ast.unparse(stmt.targets[0]), ast.unparse(stmt.value))
+    if part not in texts or value not in texts:
+        return None
+    whole = f" ({base} is {_fmt(texts[base].shape)})" if base in texts else ""
+    return (f"{part} has shape {_fmt(texts[part].shape)} but {value} has shape {_fmt(texts[value].shape)}: {base} was "
+            f"made with other sizes than what is written into it{whole}: check the line that creates it (made "
+            "like another tensor, e.g. empty_like(x) or zeros_like(x), where the sizes of the values are needed?)")
+
+
+def _loss_rows_hint(values: list) -> str | None:
+    """F.cross_entropy / nll_loss with another number of score rows than targets: the two shapes, and a step
+    too many or too few when the two counts differ by a whole multiple of a common size."""
+    for text, value, node in values:
+        if isinstance(node, ast.Call) and (_callee_name(node) in ("cross_entropy", "nll_loss")) and len(node.args) >= 2:
+            (ts, s), (tt, t) = _value_of(node.args[0], values), _value_of(node.args[1], values)
+            if s is None or t is None:
+                continue
+            n, m = int(s.shape[0]), int(t.shape[0])
+            hint = (f"{ts} has {n} rows of scores but {tt} has {m} targets: one row of scores per target token, "
+                    "both flattened from tensors with the same batch and time axes")
+            step = math.gcd(n, m)
+            if step > 1 and abs(n - m) == step and min(n, m) // step >= 1:
+                hint += (f"; they differ by {step} rows, one step for a batch of {step}? (a loop that runs one step "
+                         "too many or too few, or targets not shifted by one)")
+            return hint
+    return None
+
+
+def _callee_name(node: ast.Call) -> str | None:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+
+
 def _attribute_hint(value: AttributeError) -> str | None:
     """``'X' object has no attribute 'name'``: the method of X that sets ``self.name`` (it exists only after that
     method has run), else the attribute names of X that are close to ``name``."""
@@ -1776,12 +1825,25 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
         sizes = re.search(r"cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", msg)
         if sizes:
             fed, built = int(sizes.group(2)), int(sizes.group(3))
-            for owner, attr in re.findall(r"\b(self|model)\.(\w+)\(", line):
-                layer = getattr(env.get(owner), attr, None)
+            called = [(f"{o}.{a}", getattr(env.get(o), a, None)) for o, a in re.findall(r"\b(self|model)\.(\w+)\(", line)]
+            called += [(n, env.get(n)) for n in re.findall(r"(?<![.\w])(\w+)\(", line)]    # layer(x) in a loop
+            for text, layer in called:
                 if isinstance(layer, torch.nn.Linear) and layer.in_features == built:
-                    return (f"{owner}.{attr} is an nn.Linear built for {built} input features, but the tensor you "
+                    return (f"{text} is an nn.Linear built for {built} input features, but the tensor you "
                             f"give it has {fed} on its last axis: build it with in_features={fed} (the size of what "
                             f"it is fed) or give it the tensor it was built for")
+                if isinstance(layer, torch.nn.RNNBase) and layer.input_size == built:
+                    return (f"{text} is an nn.{type(layer).__name__} built with input_size={built}, but what you give "
+                            f"it has {fed} features: build it with input_size={fed} (a layer above another one reads "
+                            f"that layer's outputs, H or 2H features, not the input's)")
+        if "The expanded size of the tensor" in msg:
+            written = _written_hint(line, values)
+            if written:
+                return written
+        if "to match target batch_size" in msg:
+            rows = _loss_rows_hint(values)
+            if rows:
+                return rows
         packed = _packed_hint(line, env, source) if source else None
         if packed:
             return packed

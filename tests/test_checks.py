@@ -608,6 +608,19 @@ def test_error_hints_for_products_joins_packing_and_attributes():
             "        self.count = 0\n"
             "def bilinear(dec, W, enc):\n"
             "    return dec @ W.T\n"
+            "def fill(x, T):\n"
+            "    outputs = torch.empty_like(x)\n"
+            "    for t in range(T):\n"
+            "        h = torch.ones(2, 4)\n"
+            "        outputs[:, t] = h\n"
+            "def loss_of(logits, dec_out):\n"
+            "    return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), dec_out.reshape(-1))\n"
+            "def stack(x, layers):\n"
+            "    for layer in layers:\n"
+            "        out, _ = layer(pack_padded_sequence(x, torch.tensor([5, 3]), batch_first=True))\n"
+            "        x, _ = torch.nn.utils.rnn.pad_packed_sequence(out, batch_first=True)\n"
+            "def dot(dec, enc):\n"
+            "    return dec.transpose(1, 2) @ enc\n"
             "def keys_of(enc, U, V):\n"
             "    return enc @ U.T\n"
             "def read_early(m):\n"
@@ -626,6 +639,14 @@ def test_error_hints_for_products_joins_packing_and_attributes():
         assert "a (2, 4, 3) @ b (2, 4, 3)" in text and "a @ b.mT would give (2, 4, 4)" in text, text
         text = message("bilinear(torch.ones(2, 3, 6), torch.ones(6, 5), torch.ones(2, 4, 5))")   # W.T for W
         assert "dec @ W would give (2, 3, 5)" in text and "in place of" not in text, text
+        text = message("fill(torch.ones(2, 5, 3), 5)")    # trial 22f f02b: the outputs made like x (D, not H)
+        assert "outputs[:, t] has shape (2, 3) but h has shape (2, 4): outputs was made with other" in text
+        text = message("loss_of(torch.ones(2, 5, 6), torch.zeros(2, 4, dtype=torch.long))")   # f06d: a step too many
+        assert "has 10 rows of scores but dec_out.reshape(-1) has 8 targets" in text and "one step for a batch of 2" in text
+        text = message("stack(torch.ones(2, 5, 3), [torch.nn.LSTM(3, 4, batch_first=True)] * 2)")   # f05e: input_size
+        assert "layer is an nn.LSTM built with input_size=3, but what you give it has 4 features" in text, text
+        text = message("dot(torch.ones(2, 3, 5), torch.ones(2, 4, 5))")   # trial 22f f08b: the other operand transposed
+        assert "dec @ enc.mT would give (2, 3, 4)" in text, text
         text = message("keys_of(torch.ones(2, 4, 5), torch.ones(1, 6), torch.ones(1, 5))")   # U for V: a slip
         assert "V.T in place of U.T would give (2, 4, 1)" in text, text
         text = message("Att().encode(torch.ones(3, 6, 3), torch.tensor([6, 2, 1]))")

@@ -111,7 +111,7 @@ def test_edits_cover_the_kinds_of_slip_students_make():
     """One small cell: each kind of single edit is produced once at least, each as code that parses."""
     import ast
 
-    cell = ("def f(x, h, W, b):\n"
+    cell = ("def f(x, h, W, b, mask, B):\n"
             "    ### BEGIN SOLUTION\n"
             "    a = torch.tanh(x @ W.T + b)\n"
             "    out = []\n"
@@ -119,6 +119,8 @@ def test_edits_cover_the_kinds_of_slip_students_make():
             "        h = a * h - x[:, t]\n"
             "        out.append(h)\n"
             "    n = torch.tanh(x + a * h).transpose(0, 1).softmax(-1)\n"
+            "    keep = mask[:, t, None]\n"
+            "    h = torch.where(keep, h, a)\n"
             "    return torch.stack([h, a], dim=1).sum(dim=-1) + W.grad\n"
             "    ### END SOLUTION\n")
     found = {}
@@ -126,7 +128,7 @@ def test_edits_cover_the_kinds_of_slip_students_make():
         ast.parse(text)
         found.setdefault(kind, desc)
     want = {"swap", "unwrap", "transpose", "drop", "delete", "operands", "order", "op", "range", "wrap", "constant", "swapnames",
-            "name", "value", "steps", "twice", "move", "distribute", "keyword", "index", "reshape", "unattr"}
+            "name", "value", "steps", "twice", "mask", "move", "distribute", "keyword", "index", "reshape", "unattr"}
     assert want <= set(found), f"kinds never produced: {sorted(want - set(found))}"
     descs = [d for t, d, k, w in edit_hints.edits(cell)]
     for text in ("`a * torch.tanh(x + h)` where `torch.tanh(x + a * h)` is needed",      # a factor out of the tanh
@@ -136,8 +138,10 @@ def test_edits_cover_the_kinds_of_slip_students_make():
                  "`x[t]` where `x[:, t]`",                                              # the batch axis indexed
                  "a reshape (or view) of `torch.tanh(x + a * h)` where `torch.tanh(x + a * h).transpose(0, 1)`",
                  "`W` where `W.grad`",
+                 "the mask left out (in f, the line that computes `keep`): `mask[:, t, None]` not applied",
                  "an extra tanh around `h` (in f, the line that computes `h`)"):          # a state squashed again
         assert any(text in d for d in descs), text
+    assert not any("mask[:, B, None]" in d for d in descs)    # a size put where only indices are ever written
     assert "`torch.sigmoid(x @ W.T + b)` where `torch.tanh(x @ W.T + b)` is needed (in f, the line that computes `a`)" \
         in found["swap"]
 
