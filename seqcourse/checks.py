@@ -50,6 +50,7 @@ import math
 import operator
 import re
 import sys
+import textwrap
 import types
 import zlib
 from contextlib import contextmanager
@@ -1471,8 +1472,7 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
     operands that meet with the two ``sizes`` of the error (when given) on some axis: never two other tensors."""
     pairs = []
     for text, value, node in values:
-        call = isinstance(node, ast.Call) and node.args and (
-            node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)) in _ELEMENTWISE
+        call = isinstance(node, ast.Call) and node.args and _callee_name(node) in _ELEMENTWISE
         if isinstance(node, ast.BinOp) or call:       # never the arguments of any other call (decode_step(h, mask))
             ops = [node.left, node.right] if isinstance(node, ast.BinOp) else list(node.args)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -1663,16 +1663,20 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str
     return hint
 
 
+def _source_tree(source: str):
+    """The syntax tree of a function's ``source`` (a method's, indented, too); None when it does not parse."""
+    try:
+        return ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError):
+        return None
+
+
 def _code_names(source: str) -> set:
     """The variable and argument names of a function's ``source`` (not the words of its comments); empty when it
     does not parse."""
-    import textwrap
-
-    try:
-        return {n.id if isinstance(n, ast.Name) else n.arg for n in ast.walk(ast.parse(textwrap.dedent(source)))
-                if isinstance(n, (ast.Name, ast.arg))}
-    except (SyntaxError, ValueError):
-        return set()
+    tree = _source_tree(source)
+    return {n.id if isinstance(n, ast.Name) else n.arg for n in ast.walk(tree)
+            if isinstance(n, (ast.Name, ast.arg))} if tree is not None else set()
 
 
 def _value_of_text(values: list, name: str) -> int:
@@ -1718,11 +1722,8 @@ def _packed_hint(line: str, env: dict, source: str) -> str | None:
     rnns = [getattr(env.get(owner), attr, None) for owner, attr in re.findall(r"\b(self|model)\.(\w+)\(", line)]
     if not packed or not any(isinstance(m, torch.nn.RNNBase) and m.batch_first for m in rnns):
         return None
-    import textwrap
-
-    try:
-        tree = ast.parse(textwrap.dedent(source))
-    except (SyntaxError, ValueError):
+    tree = _source_tree(source)
+    if tree is None:
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) in (
@@ -1781,7 +1782,6 @@ def _attribute_hint(value: AttributeError) -> str | None:
     """``'X' object has no attribute 'name'``: the method of X that sets ``self.name`` (it exists only after that
     method has run), else the attribute names of X that are close to ``name``."""
     import difflib
-    import textwrap
 
     name, obj = getattr(value, "name", None), getattr(value, "obj", None)
     if not name or obj is None or isinstance(obj, types.ModuleType):
