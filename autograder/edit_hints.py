@@ -32,6 +32,8 @@ import sys
 import time
 from pathlib import Path
 
+from seqcourse.pysource import callee_name
+
 ROOT = Path(__file__).resolve().parent.parent
 ACTIVATIONS = ("sigmoid", "tanh", "relu")
 SWAPS = {**{a: [b for b in ACTIVATIONS if b != a] for a in ACTIVATIONS},
@@ -85,11 +87,6 @@ def _short(node) -> str:
     return text if len(text) <= SHORT else text[:SHORT - 3] + "..."
 
 
-def _callee(node: ast.Call) -> str | None:
-    f = node.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
-
-
 def _renamed(call: ast.Call, name: str) -> ast.Call:
     new = copy.deepcopy(call)
     if isinstance(new.func, ast.Attribute):
@@ -105,7 +102,7 @@ def _movable(call) -> bool:
     if not isinstance(call, ast.Call) or len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
         return False
     f = call.func
-    return _callee(call) in MOVABLE or (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+    return callee_name(call) in MOVABLE or (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
                                         and f.value.id == "self")
 
 
@@ -139,7 +136,7 @@ def _moves(node):
                 inner = ast.BinOp(copy.deepcopy(inner), ast.Add(), copy.deepcopy(t))
             yield ast.BinOp(_with_arg(node, inner), ast.Add(), copy.deepcopy(terms[k])), "move"
         if isinstance(arg.op, (ast.Add, ast.Sub)):
-            if _callee(node) in ACTIVATIONS:
+            if callee_name(node) in ACTIVATIONS:
                 yield ast.BinOp(_with_arg(node, arg.left), arg.op, _with_arg(node, arg.right)), "distribute"
             for side in ("left", "right"):
                 term = getattr(arg, side)
@@ -163,7 +160,7 @@ def _candidates(node, names: list[str], attrs: dict):
             if other != node.attr:       # a copy-paste slip: self.fwd for self.bwd, weight_ih for weight_hh
                 yield ast.Attribute(node.value, other, node.ctx), "attr"
     if isinstance(node, ast.Call):
-        name = _callee(node)
+        name = callee_name(node)
         for other in SWAPS.get(name, ()):
             yield _renamed(node, other), "swap"
         if name in UNWRAP:
@@ -201,9 +198,9 @@ def _candidates(node, names: list[str], attrs: dict):
         if isinstance(node.op, ast.Add):
             yield ast.BinOp(node, ast.Add(), node.right), "twice"
     yield from _moves(node)
-    if isinstance(node, ast.Call) and _callee(node) == "where" and len(node.args) == 3:
+    if isinstance(node, ast.Call) and callee_name(node) == "where" and len(node.args) == 3:
         yield node.args[1], "mask"                 # torch.where(keep, new, old) as new: the mask not applied
-    if isinstance(node, ast.Call) and _callee(node) in ("masked_fill", "masked_fill_") and isinstance(
+    if isinstance(node, ast.Call) and callee_name(node) in ("masked_fill", "masked_fill_") and isinstance(
             node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
                                                and node.func.value.id in ("torch", "F")):
         yield node.func.value, "mask"              # x.masked_fill(~mask, -inf) as x
@@ -211,7 +208,7 @@ def _candidates(node, names: list[str], attrs: dict):
             and isinstance(node.ctx, ast.Load):
         yield ast.Call(func=ast.Attribute(ast.Name("torch", ast.Load()), "ones_like", ast.Load()),
                        args=[copy.deepcopy(node)], keywords=[]), "mask"    # mask[:, t, None] all True: all kept
-    if isinstance(node, ast.Call) and _callee(node) == "len":      # a length counted with one item too many or few
+    if isinstance(node, ast.Call) and callee_name(node) == "len":      # a length counted with one item too many or few
         yield ast.BinOp(node, ast.Add(), ast.Constant(1)), "count"
         yield ast.BinOp(node, ast.Sub(), ast.Constant(1)), "count"
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -225,7 +222,7 @@ def _candidates(node, names: list[str], attrs: dict):
     if isinstance(node, ast.Attribute) and node.attr in UNATTR and isinstance(node.ctx, ast.Load):
         yield node.value, "unattr"
     swapped = None                  # x.transpose(0, 1), x.permute(...), x.T, x.mT: the same shape by a reshape
-    if isinstance(node, ast.Call) and _callee(node) in ("transpose", "permute", "movedim", "swapaxes", "t") and \
+    if isinstance(node, ast.Call) and callee_name(node) in ("transpose", "permute", "movedim", "swapaxes", "t") and \
             isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
                                                           and node.func.value.id in ("torch", "F")):
         swapped = node.func.value
@@ -408,7 +405,7 @@ def edits(source: str):
         into_layer = (isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Attribute)
                       and isinstance(parent.func.value, ast.Name) and parent.func.value.id == "self")
         if (isinstance(node, (ast.BinOp, ast.Call)) and (top or isinstance(parent, ast.Call)
-                                                         and _callee(parent) in UNWRAP)) or into_layer:
+                                                         and callee_name(parent) in UNWRAP)) or into_layer:
             for act in ("tanh", "sigmoid"):
                 wrapped = ast.Call(func=ast.Attribute(ast.Name("torch", ast.Load()), act, ast.Load()), args=[node],
                                    keywords=[])

@@ -463,6 +463,11 @@ def tamper_names(events: list) -> dict:
     return out
 
 
+def _cell_of(site_id: str) -> str:
+    """The grade id of the test cell a check site belongs to (site ids are ``<grade id>:s<n>``)."""
+    return site_id.rpartition(":")[0] if isinstance(site_id, str) else ""
+
+
 def judge_test(gid: str, events: list, *, sites: dict, nodes: dict, imports: dict, reference: dict) -> TestVerdict:
     """Verdict for one test cell from the events of the student's run.
 
@@ -518,7 +523,9 @@ def judge_test(gid: str, events: list, *, sites: dict, nodes: dict, imports: dic
     if end.get("ok") is not True:
         exc = end.get("exc") if isinstance(end.get("exc"), dict) else {}
         line = exc.get("line") if isinstance(exc.get("line"), int) else None
-        hidden = any(s["hidden"] and s["line"] == line for s in sites.values()) or bool(
+        # only this test cell's own hidden lines: the sites are one dict for the whole notebook, and another
+        # cell's hidden check on the same line number says nothing about this one
+        hidden = any(s["hidden"] and s["line"] == line for sid, s in sites.items() if _cell_of(sid) == gid) or bool(
             line and reference.get("hidden_lines") and line in reference["hidden_lines"])
         v.exc_type = str(exc.get("type", "") or "")[:100]
         if first is not None:

@@ -62,6 +62,8 @@ import torch.utils._python_dispatch
 import torch.utils.flop_counter
 from torch.autograd import profiler_legacy
 
+from .pysource import callee_name
+
 __all__ = [
     "assert_shape", "assert_close", "assert_type", "diagnose",
     "assert_equal", "assert_unchanged", "check_input", "check_passes", "assert_gradient", "assert_softmax", "order_mistakes", "rearrange_blocks",
@@ -1472,7 +1474,7 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
     operands that meet with the two ``sizes`` of the error (when given) on some axis: never two other tensors."""
     pairs = []
     for text, value, node in values:
-        call = isinstance(node, ast.Call) and node.args and _callee_name(node) in _ELEMENTWISE
+        call = isinstance(node, ast.Call) and node.args and callee_name(node) in _ELEMENTWISE
         if isinstance(node, ast.BinOp) or call:       # never the arguments of any other call (decode_step(h, mask))
             ops = [node.left, node.right] if isinstance(node, ast.BinOp) else list(node.args)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -1758,7 +1760,7 @@ def _loss_rows_hint(values: list) -> str | None:
     """F.cross_entropy / nll_loss with another number of score rows than targets: the two shapes, and a step
     too many or too few when the two counts differ by a whole multiple of a common size."""
     for text, value, node in values:
-        if isinstance(node, ast.Call) and (_callee_name(node) in ("cross_entropy", "nll_loss")) and len(node.args) >= 2:
+        if isinstance(node, ast.Call) and (callee_name(node) in ("cross_entropy", "nll_loss")) and len(node.args) >= 2:
             (ts, s), (tt, t) = _value_of(node.args[0], values), _value_of(node.args[1], values)
             if s is None or t is None:
                 continue
@@ -1771,11 +1773,6 @@ def _loss_rows_hint(values: list) -> str | None:
                          "too many or too few, or targets not shifted by one)")
             return hint
     return None
-
-
-def _callee_name(node: ast.Call) -> str | None:
-    f = node.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
 
 
 def _attribute_hint(value: AttributeError) -> str | None:

@@ -159,6 +159,31 @@ def test_judge_redoes_checks_on_plain_data():
     assert "did not finish" in _judge(cc, [{"ev": "check", "test": "t", **call(good)}]).reason
 
 
+def test_an_exception_is_hidden_only_by_its_own_cells_hidden_lines():
+    """A visible line's error stays visible when ANOTHER test cell has a hidden check on the same line number
+    (the notebook's sites are one dict for all cells: trial 22f's ch08 dot_attention error was filed as hidden
+    because ch08_test_attend had a hidden check on line 26 of its own cell)."""
+    mine = _compile("x = 1\nout = model(x)\nassert_close(out, torch.tensor([1.0]), atol=1e-4)")
+    other = compile_cell("a = 1\n### BEGIN HIDDEN TESTS\nassert_close(a, torch.tensor([1.0]), atol=1e-4)\n"
+                         "### END HIDDEN TESTS", "<test u>", key="u", recorder_placeholder="RT", builtins_placeholder="B",
+                         imports=IMPORTS, instructor_bound=set(), instrument=True,
+                         checkers=load_profile().checker_prefixes)
+    assert any(s["hidden"] and s["line"] == 3 for s in other.sites.values())
+    sites = {**mine.sites, **other.sites}
+    crash = [{"ev": "test_end", "test": "t", "ok": False, "exc": {"type": "RuntimeError", "msg": "boom", "line": 3}}]
+    for reference in ({}, {"hidden_lines": set()}):
+        v = judge_test("t", crash, sites=sites, nodes={**mine.nodes, **other.nodes}, imports=dict(IMPORTS),
+                       reference=reference)
+        assert not v.passed and not v.hidden and "boom" in v.reason, (reference, v)
+    # ... and an error on a line of the test's own hidden region is hidden
+    v = judge_test("u", [{**crash[0], "test": "u"}], sites=sites, nodes={**mine.nodes, **other.nodes},
+                   imports=dict(IMPORTS), reference={"hidden_lines": {2, 3, 4}})
+    assert v.hidden
+    v = judge_test("u", [{**crash[0], "test": "u"}], sites=sites, nodes={**mine.nodes, **other.nodes},
+                   imports=dict(IMPORTS), reference={})
+    assert v.hidden
+
+
 
 def test_judge_keeps_the_message_of_a_visible_assert():
     """Trial 22 (record vs Jupyter): a plain `assert cond, message` that fails keeps the test's message in the

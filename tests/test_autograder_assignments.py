@@ -5,8 +5,9 @@ submissions that ``tests/harness.py`` graded with nbgrader (the reference soluti
 notebook, every packed group of mutants, and the alternative correct answers when the harness has them) are
 graded again in ONE batch by ``python -m autograder grade``, in its bubblewrap sandbox when the machine has
 one. Expected: the reference gets full marks, the untouched notebook zero, every mutant loses the points of
-the tests it breaks, alternatives keep full marks, every submission's status is ``ok``, and every test cell's
-score equals nbgrader's for the very same file. Nothing is graded twice with nbgrader: the session's
+the tests it breaks (a failure its catalogue says a visible test catches is not filed as hidden), alternatives
+keep full marks, every submission's status is ``ok``, and every test cell's score equals nbgrader's for the very
+same file. Nothing is graded twice with nbgrader: the session's
 ``graded`` fixture (cached under ``.cache/grading/``) holds both the files and nbgrader's scores.
 
 The gradebook entries that ``nbgrader generate_assignment`` would write (the autograded cells and their
@@ -94,6 +95,7 @@ def test_class_grader_agrees_with_nbgrader(graded, assignment, tmp_path):
                                   f"{proc.stderr[-3000:]}\n{log.read_text()[-3000:] if log.exists() else ''}")
     CLASS_BATCHES[assignment] = tmp_path / assignment   # reused by tests/test_autograder_report.py
     problems, table = [], {}
+    catalogue = {m.id: m for m in harness.load_mutants(assignment)}
     for student, info in result["students"].items():
         rec = records.get(student)
         if rec is None:
@@ -120,6 +122,12 @@ def test_class_grader_agrees_with_nbgrader(graded, assignment, tmp_path):
                     if abs(nb_score - score) > 1e-9:
                         problems.append(f"{student}: {nb}:{test}: the class grader gives {score:g}, nbgrader "
                                         f"{nb_score:g} ({ours[test].get('detail', '')[:300]})")
+        for mid in info.get("mutants", []):   # a visible test's failure must not be filed as a hidden one
+            m = catalogue.get(mid)
+            got = rec["notebooks"].get(m.notebook, {}).get("tests", {}).get(m.visible) if m and m.visible else None
+            if got is not None and got.get("hidden"):
+                problems.append(f"{student} [{mid}]: {m.notebook}:{m.visible}: the visible test catches it, but "
+                                f"the record says a hidden test failed ({got.get('detail', '')[:300]})")
         table[student] = (ours_total, nb_total, sum(sum(p.values()) for p in result["points"].values()))
     REPORTS[f"class grader vs nbgrader: {assignment}"] = _summary(result, table, seconds)
     assert not problems, "\n".join(problems)
