@@ -374,8 +374,77 @@ CASES = M + OK
 #   Pa partly: it names the right function or tensor (or where the values go wrong) but not what is wrong with it;
 #   N  not at all: nothing in it leads to the cause (a bare PyTorch error far from it, a generic mismatch);
 #   M  misleading: it names a wrong cause, or blames code that is right.
-# "-": no visible test fails. Filled in after reading student_view.json (phase 2: the messages of the go commit).
-VERDICTS: dict[str, tuple[str, str]] = {}
+# "-": no visible test fails. Read from student_view.json after the merge of 9e8335a (the go commit, 05:55 UTC); the
+# messages are the same as at 5097d78 (one dropout value differs in ch05-g05e).
+VERDICTS: dict[str, tuple[str, str]] = {
+    "ch01-g01a": ("Pa", "shape (5, 6) for (2, 6), 'dimension 0 has size 5 instead of 2 (the wrong tensor, weight or size?)'; "
+                        "not that outputs[-1] indexes the batch axis (5 is T): outputs[:, -1] is meant"),
+    "ch01-g01b": ("P", "(2, 6, 5) for (2, 5, 6): 'axes swapped (a transpose or permute ...)': the student's own transpose"),
+    "ch01-g01c": ("P", "(5, 2, 6) for (2, 5, 6): 'axes swapped (batch_first? ...)': the inputs were built time first"),
+    "ch01-g01d": ("Pa", "PyTorch's 'log_softmax ... not implemented for Long' at the cross_entropy line; not that the two "
+                        "arguments are swapped (the logits first, the targets second)"),
+    "ch01-g01e": ("-", "no visible test fails (an extra weight_decay in Adam)"),
+    "ch02-g02a": ("Pa", "matmul error at the line with four substitutions offered (W_hh in place of x_t, h_prev in place of "
+                        "x_t, W_hx.T in place of W_hh.T, x_t.T in place of W_hh.T); the fix is among them but the message "
+                        "does not say that the two weights are swapped, and fixing only the one product it names leaves the "
+                        "other wrong"),
+    "ch02-g02b": ("Pa", "rnn_cell received x_t (5, 3) for h_prev (2, 4): 'check what rnn_layer passes to it'; not that "
+                        "the batch_first test is inverted (a batch-first x was transposed to time first)"),
+    "ch02-g02c": ("P", "'your values are what you get with rnn_cell(x[:, t], h0, ...) where rnn_cell(x[:, t], h, ...)': every "
+                       "step starts from h0, the state is not carried (the line named computes h_new, not h)"),
+    "ch02-g02d": ("Pa", "bptt_gradient_norms: 4 of 5 entries differ; no cause (the loop runs forward in time)"),
+    "ch02-g02e": ("M", "'nothing was clipped (`g = g * scale` makes a new tensor ...; or parameters, a generator, was read "
+                       "twice)': the code uses g.mul_ and reads the list once; the cause is `return` inside the loop (the "
+                       "first gradient IS clipped)"),
+    "ch03-g03a": ("M", "PyTorch's stack error, then 'one of them is not the tensor you meant, or was sliced or projected "
+                       "differently': h_prev and x are the right tensors; torch.stack is the wrong function (torch.cat)"),
+    "ch03-g03b": ("P", "`f * h_prev` where `f * c_prev` is needed, in the line that computes c"),
+    "ch03-g03c": ("P", "Wx['i'] (3, 2) for (2, 3): axes swapped, a transpose (the .T added before chunk)"),
+    "ch03-g03d": ("Pa", "PyTorch's 'LSTMCell: Expected hx[0] to be 1D or 2D, got 3D' at the cell call; not that the zero "
+                        "states were made (1, B, H) (the line that makes them is not named)"),
+    "ch03-g03e": ("P", "`(c, h)` where `(h, c)` is needed, in the cell call"),
+    "ch04-g04a": ("Pa", "gru_cell_textbook's values differ; no cause (r * h in the update gate)"),
+    "ch04-g04b": ("M", "'`r` in place of the whole value (in gru_cell_textbook, the line that computes `z`)': the z line is "
+                       "right; r is used in place of z in the interpolation (the return line)"),
+    "ch04-g04c": ("P", "`x @ weight_ih.T + bias_hh` where `x @ weight_ih.T + bias_ih` is needed, in the gi line"),
+    "ch04-g04d": ("Pa", "count_parameters('rnn', 10, 20): got 440, expected 640; no cause (weight_hh counted as H * D)"),
+    "ch04-g04e": ("Pa", "count_parameters('lstm', 10, 20): got 1360, expected 2560; no cause (the parentheses)"),
+    "ch05-g05a": ("Pa", "'the padding ... are right; every wrong entry is elsewhere': the real prefix is wrong, not why "
+                        "(T - 1 - t read instead of lengths - 1 - t)"),
+    "ch05-g05b": ("P", "`torch.where(real, c_new, h)` where `torch.where(real, c_new, c)` is needed, in the c line"),
+    "ch05-g05c": ("Pa", "h_n (no padding): 'the wrong entries are only at index 1 of dimension 0': the backward final state "
+                        "is wrong, not why (read at lengths - 1 of the outputs instead of the cell's final state)"),
+    "ch05-g05d": ("P", "a new axis in the wrong place: mask[:, :, None] would line its axes up"),
+    "ch05-g05e": ("Pa", "outputs in training mode with dropout=1.0 differ; no cause (nn.Dropout() ignores the argument); "
+                        "the dropout value in the test's name is the only clue"),
+    "ch06-g06a": ("Pa", "build_vocab(min_freq=1) gave [...]: the list, not the expected one, no cause (counts rebound per "
+                        "sequence)"),
+    "ch06-g06b": ("P", "KeyError 'j' at `stoi[token]`: a token outside the vocabulary, which must become UNK_INDEX"),
+    "ch06-g06c": ("Pa", "PyTorch's 'expanded size (2) must match (3)' at the row assignment: a row too short, not that T "
+                        "= len(max(sequences)) is not the longest length"),
+    "ch06-g06d": ("P", "each sentence's loss averaged, then the sentences (the mean is over all real targets)"),
+    "ch06-g06e": ("Pa", "tokens [[6, 6, 6, 6, 6], ...] for [[6, 7, 8], ...]; no cause (the state not updated)"),
+    "ch07-g07a": ("P", "`h_prev` and `c_prev` in each other's place, in LSTMCell.forward"),
+    "ch07-g07b": ("Pa", "PyTorch's 'where expected condition to be a boolean tensor, got Float' at the keep/where line; not "
+                        "that the mask made for src_lengths=None (torch.ones(B, Tx)) is float"),
+    "ch07-g07c": ("Pa", "the attention weights (with a mask) differ; no cause (hidden repeated along the batch)"),
+    "ch07-g07d": ("Pa", "h at step 1 differs; no cause (the cell given (h_prev, h_prev))"),
+    "ch07-g07e": ("Pa", "weights (2, 2, 4) for (2, 3, 4): 'one too few (an off-by-one in a range or a slice?)'; not that the "
+                        "break comes before the last step's token and weights are recorded"),
+    "ch08-g08a": ("P", "padded positions get weight up to 0.18: set their energies to -inf before the softmax"),
+    "ch08-g08b": ("P", "dec (2, 3, 5) @ enc (2, 4, 5): dec @ enc.mT would give (2, 3, 4)"),
+    "ch08-g08c": ("Pa", "scaled_dot_attention's weights differ; no cause (the weights divided by sqrt(D) after attend)"),
+    "ch08-g08d": ("P", "energies (2, 4, 3) passed to attend: the product is the wrong way round (d_t^T h_s, dec first)"),
+    "ch08-g08e": ("Pa", "per_step got 2394, expected 1638; no cause (Ty multiplies the queries and dots too)"),
+    "ch09-g09a": ("P", "h (5, 2, 8) for (2, 5, 8): axes swapped (batch_first?)"),
+    "ch09-g09b": ("Pa", "d_1 differs; no cause (the LSTM cell called without the state)"),
+    "ch09-g09c": ("P", "your values are log-probabilities: return the raw scores (logits)"),
+    "ch09-g09d": ("M", "batch_size 12 vs 8 at the cross_entropy line, 'one step for a batch of 4? (a loop that runs one step "
+                       "too many or too few, or targets not shifted by one)': no loop is wrong; logits.shape[1] (Ty) is "
+                       "used where shape[-1] (V) is meant"),
+    "ch09-g09e": ("Pa", "beam_size=1: hypotheses [[5, 5, 5, 5, 5, 5]] for [[5, 3, 3, 5]]; no cause (every hypothesis "
+                        "extended from start_state)"),
+}
 
 
 def main(argv=None):
