@@ -1458,7 +1458,9 @@ def _test_runner(guard, user_ns, run_trusted, ch, current):
                 while tb is not None:
                     code = tb.tb_frame.f_code
                     if code.co_filename == cell["filename"]:
-                        line = tb.tb_lineno
+                        # the test's own statement that was running (the outermost frame of the cell): a visible
+                        # line that calls a helper defined in the cell's hidden lines failed visibly
+                        line = tb.tb_lineno if line is None else line
                     else:
                         text = student_line(code.co_filename, tb.tb_lineno)
                         if text:   # the innermost line of the student's own cells, as Jupyter shows it

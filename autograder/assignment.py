@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import json
 import logging
 import secrets
@@ -127,7 +128,7 @@ class AssignmentGrader:
 
     def _fingerprint(self, paths: list, points: dict) -> str:
         """What decides the grades: the notebooks, the files they ship, the points, the grader's code, the course's
-        profile, torch's and Python's versions."""
+        profile and packages (their files), torch's and Python's versions."""
         h = hashlib.sha256()
         for p in paths:
             h.update(p.name.encode() + b"\0" + p.read_bytes())
@@ -137,6 +138,12 @@ class AssignmentGrader:
             h.update((Path(__file__).parent / f).read_bytes())
         h.update(json.dumps(points, sort_keys=True).encode())
         h.update(json.dumps(self.profile.as_dict(), sort_keys=True).encode())
+        for name in self.profile.packages:   # the course package the tests import (checks, data, edit hints)
+            spec = importlib.util.find_spec(name)
+            for root in (spec.submodule_search_locations or []) if spec else []:
+                for f in sorted(Path(root).rglob("*")):
+                    if f.is_file() and "__pycache__" not in f.parts:
+                        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
         try:
             import torch
 

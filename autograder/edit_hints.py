@@ -295,6 +295,10 @@ def _describe(kind: str, old, new, where: str, stmt) -> str:
     if kind == "twice":
         return f"your values are what you get with `{_short(new.right)}` added twice in `{_short(old)}` ({where})"
     if kind == "value":
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):   # z = r: r used for z
+            name = stmt.targets[0].id
+            return (f"your values are what you get with `{_short(new)}` in place of `{name}` ({where}: "
+                    f"`{name} = {_short(new)}`), the same as `{_short(new)}` written wherever `{name}` is used")
         return f"your values are what you get with `{_short(new)}` in place of the whole value ({where})"
     if new is None:
         return f"your values are what you get without the step `{_short(old)}` ({where})"

@@ -1705,8 +1705,16 @@ def _join_hint(msg: str, values: list) -> str | None:
         n = len(shapes[0])
         fits = [k for k in range(n) if len({sh[:k] + sh[k + 1:] for sh in shapes}) == 1]
         if node.func.attr == "stack":
-            return (f"torch.stack puts tensors of EQUAL shapes on a new axis, and these differ: {shown}: one of "
-                    "them is not the tensor you meant, or was sliced or projected differently")
+            hint = f"torch.stack puts tensors of EQUAL shapes on a new axis, and these differ: {shown}"
+            if len(fits) == 1:   # equal but for one axis: joined along it, they fit
+                k = fits[0]
+                joined = list(shapes[0])
+                joined[k] = sum(sh[k] for sh in shapes)
+                args = ", ".join(names) if elts else "..."
+                return (hint + f"; they differ only on axis {k - n}: to join them along that EXISTING axis use "
+                        f"torch.cat([{args}], dim={k - n}), which gives {_fmt(tuple(joined))} (torch.stack is for a "
+                        "new axis; if you meant one, a tensor here is not the one you meant)")
+            return hint + ": one of them is not the tensor you meant, or was sliced or projected differently"
         where = ("dim 0 (no dim given: the first axis, the batch)" if dim_node is None
                  else f"dim={ast.unparse(dim_node)}")
         hint = f"torch.{node.func.attr} joins along {where}, so every other axis must be equal: {shown}"
@@ -1738,7 +1746,7 @@ def _packed_hint(line: str, env: dict, source: str) -> str | None:
     return None
 
 
-def _written_hint(line: str, values: list) -> str | None:
+def _written_hint(line: str, values: list, msg: str = "") -> str | None:
     """``out[:, t] = h`` where the two shapes differ: the tensor written into was made with other sizes."""
     try:
         stmt = ast.parse(line.strip()).body[0]
@@ -1746,12 +1754,17 @@ def _written_hint(line: str, values: list) -> str | None:
         return None
     if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Subscript)):
         return None
-    texts = {t: v for t, v, n in values if isinstance(v, torch.Tensor)}
+    texts = {t: v.shape for t, v, n in values if isinstance(v, torch.Tensor)}
     base, part, value = (ast.unparse(stmt.targets[0].value), ast.unparse(stmt.targets[0]), ast.unparse(stmt.value))
+    said = re.search(r"Target sizes: \[([\d, ]*)\]\. Tensor sizes: \[([\d, ]*)\]", msg)
+    if said:   # the shapes PyTorch names (the value may be a call the line's evaluator does not run)
+        sizes = [tuple(int(x) for x in g.split(",") if x.strip()) for g in said.groups()]
+        texts.setdefault(part, torch.Size(sizes[0]))
+        texts.setdefault(value, torch.Size(sizes[1]))
     if part not in texts or value not in texts:
         return None
-    whole = f" ({base} is {_fmt(texts[base].shape)})" if base in texts else ""
-    return (f"{part} has shape {_fmt(texts[part].shape)} but {value} has shape {_fmt(texts[value].shape)}: {base} was "
+    whole = f" ({base} is {_fmt(texts[base])})" if base in texts else ""
+    return (f"{part} has shape {_fmt(texts[part])} but {value} has shape {_fmt(texts[value])}: {base} was "
             f"made with other sizes than what is written into it{whole}: check the line that creates it (made "
             "like another tensor, e.g. empty_like(x) or zeros_like(x), where the sizes of the values are needed?)")
 
@@ -1767,6 +1780,16 @@ def _loss_rows_hint(values: list) -> str | None:
             n, m = int(s.shape[0]), int(t.shape[0])
             hint = (f"{ts} has {n} rows of scores but {tt} has {m} targets: one row of scores per target token, "
                     "both flattened from tensors with the same batch and time axes")
+            flat = node.args[0]   # X.reshape(-1, k) / X.view(-1, k) with k not X's last (classes) axis
+            if (isinstance(flat, ast.Call) and isinstance(flat.func, ast.Attribute) and flat.func.attr in (
+                    "reshape", "view") and s.dim() == 2):
+                whole = _value_at(flat.func.value, values)
+                src = ast.unparse(flat.func.value)
+                if isinstance(whole, torch.Tensor) and whole.dim() >= 2 and whole.shape[-1] != s.shape[-1]:
+                    return (hint + f"; {src} is {_fmt(tuple(whole.shape))} with the classes on its LAST axis "
+                            f"({whole.shape[-1]}), but `{ts}` makes rows of {s.shape[-1]} entries (another axis' "
+                            f"size): `{src}.{flat.func.attr}(-1, {src}.shape[-1])` gives one row of "
+                            f"{whole.shape[-1]} scores per target")
             step = math.gcd(n, m)
             if step > 1 and abs(n - m) == step and min(n, m) // step >= 1:
                 hint += (f"; they differ by {step} rows, one step for a batch of {step}? (a loop that runs one step "
@@ -1810,9 +1833,12 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
     try:
         values = _line_values(line, env)
     except Exception:  # noqa: BLE001 - a hint never hides the error
-        return None
-    if not values:
-        return None
+        values = []
+    if not values:   # (a line that is not a whole statement has none; the function's source still helps here)
+        try:
+            return _where_condition_hint([], source) if "condition to be a boolean tensor" in msg else None
+        except Exception:  # noqa: BLE001
+            return None
     try:
         if any(isinstance(n, ast.Attribute) and n.attr == "T" and isinstance(_value_at(n.value, values), torch.Tensor)
                and _value_at(n.value, values).dim() > 2 for _, _, n in values):      # .T of a 3-D tensor there
@@ -1834,7 +1860,7 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
                             f"it has {fed} features: build it with input_size={fed} (a layer above another one reads "
                             f"that layer's outputs, H or 2H features, not the input's)")
         if "The expanded size of the tensor" in msg:
-            written = _written_hint(line, values)
+            written = _written_hint(line, values, msg)
             if written:
                 return written
         if "to match target batch_size" in msg:
@@ -1859,9 +1885,58 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
             return _ndim_hint(values)
         if "values to unpack" in msg:
             return _unpack_hint(msg, values)
+        if "not implemented for 'Long'" in msg or "not implemented for 'Int'" in msg:
+            return _loss_order_hint(values)
+        if "condition to be a boolean tensor" in msg:
+            return _where_condition_hint(values, source)
+        if re.search(r"Expected hx(\[\d\])? to be 1D or 2D, got 3D", msg):
+            states = [e for _, _, n in values if isinstance(n, ast.Tuple) for e in n.elts]   # the (h, c) given
+            three = list(dict.fromkeys(f"{ast.unparse(e)} {_fmt(tuple(v.shape))}" for e in states
+                                       for v in [_value_at(e, values)] if isinstance(v, torch.Tensor) and v.dim() == 3))
+            return ((f"{', '.join(three)}: " if three else "") + "a cell (nn.LSTMCell, nn.GRUCell, nn.RNNCell) takes "
+                    "states of shape (B, H), without the leading (num_layers * directions) axis that nn.LSTM's states "
+                    "have: make the initial state with zeros(B, H) (or take [0] of nn.LSTM's)")
     except Exception:  # noqa: BLE001
         return None
     return None
+
+
+def _loss_order_hint(values: list) -> str | None:
+    """A loss given the integer targets first and the float scores second (the arguments in each other's place)."""
+    for text, value, node in values:
+        if isinstance(node, ast.Call) and callee_name(node) in ("cross_entropy", "nll_loss") and len(node.args) >= 2:
+            (ta, a), (tb, b) = _value_of(node.args[0], values), _value_of(node.args[1], values)
+            if a is not None and not a.is_floating_point() and (b is None or b.is_floating_point()):
+                second = (f"`{tb}` ({str(b.dtype).replace('torch.', '')}, {_fmt(tuple(b.shape))})" if b is not None
+                          else f"`{ast.unparse(node.args[1])}`")
+                return (f"F.{callee_name(node)} takes the float SCORES first and the integer targets second; here "
+                        f"`{ta}` ({str(a.dtype).replace('torch.', '')}, {_fmt(tuple(a.shape))}) comes first and "
+                        f"{second} second: the two arguments in each other's place")
+    return None
+
+
+def _where_condition_hint(values: list, source: str) -> str | None:
+    """torch.where with a condition that is not bool: the condition's dtype, and a mask of the function made with
+    torch.ones/zeros/full and no dtype (float by default)."""
+    cond = next(((t, v) for t, v, n in values if isinstance(n, ast.Call) and callee_name(n) == "where" and n.args
+                 for t, v in [_value_of(n.args[0], values)] if v is not None), (None, None))
+    made, masks = [], []   # float-made tensors of the function; those bound to a mask-like name (or the condition)
+    tree = _source_tree(source) if source else None
+    for n in ast.walk(tree) if tree is not None else ():
+        if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and callee_name(n.value) in (
+                "ones", "zeros", "full", "empty", "ones_like", "zeros_like")
+                and not any(k.arg == "dtype" for k in n.value.keywords)):
+            made.append(f"`{ast.unparse(n.value)}`")
+            names = {ast.unparse(t) for t in n.targets}
+            if cond[0] in names or any(w in x.lower() for x in names for w in ("mask", "keep", "real", "valid")):
+                masks.append(made[-1])
+    made = masks or (made if len(made) == 1 else [])
+    hint = (f"the condition `{cond[0]}` is a {str(cond[1].dtype).replace('torch.', '')} tensor; torch.where needs "
+            "a bool one (True: take the first value)") if cond[0] else "torch.where needs a bool condition"
+    if made:
+        hint += (f"; {made[0]} in this function makes a FLOAT tensor (the default dtype): give it dtype=torch.bool "
+                 "if it is a mask, or build the mask from a comparison (e.g. t < lengths[:, None])")
+    return hint
 
 
 def _cell_label(shell, filename: str) -> str | None:

@@ -162,6 +162,7 @@ def _cache_key(assignment: str) -> str:
     files += [MUTANTS / f"{assignment}.yaml", ALTERNATIVES / f"{assignment}.yaml", Path(nbgrader_cli.__file__),
               Path(__file__)]
     files += sorted((REPO / "seqcourse").rglob("*.py"))
+    files += sorted((REPO / "seqcourse" / "hint_data").glob("*.json"))   # the edit hints are part of the messages
     for f in files:
         if f.is_file():
             h.update(str(f.relative_to(REPO)).encode())

@@ -634,7 +634,10 @@ def test_error_hints_for_products_joins_packing_and_attributes():
         assert "joins along dim 0 (no dim given" in text and "h (2, 4), c (2, 6), e (2, 3)" in text, text
         assert "dim=-1 would join them" in text, text
         text = message("Att().both(torch.ones(2, 4), torch.ones(2, 6))")
-        assert "torch.stack puts tensors of EQUAL shapes" in text and "torch.cat" not in text, text
+        # equal but for one axis: both readings are said -- joined along that axis (torch.cat, trial 22g's
+        # ch03-g03a), or a new axis with a wrong tensor
+        assert "torch.stack puts tensors of EQUAL shapes" in text and "torch.cat([h, c], dim=-1)" in text, text
+        assert "gives (2, 10)" in text and "a tensor here is not the one you meant" in text, text
         text = message("Att().batched(torch.ones(2, 4, 3), torch.ones(2, 4, 3))")
         assert "a (2, 4, 3) @ b (2, 4, 3)" in text and "a @ b.mT would give (2, 4, 4)" in text, text
         text = message("bilinear(torch.ones(2, 3, 6), torch.ones(6, 5), torch.ones(2, 4, 5))")   # W.T for W
