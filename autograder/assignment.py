@@ -23,7 +23,7 @@ from . import judge as judge_mod
 from .assemble import InvalidNotebook, assemble, parse_notebook
 from .compiled import CompiledNotebook, Placeholders, compile_notebook
 from .course import AssignmentError
-from .jail import Limits
+from .jail import Limits, package_files
 from .protocol import CellKind, Event, Failure, Status
 from .reference import ReferenceTrace
 from .sandbox import Sandbox
@@ -140,10 +140,9 @@ class AssignmentGrader:
         h.update(json.dumps(self.profile.as_dict(), sort_keys=True).encode())
         for name in self.profile.packages:   # the course package the tests import (checks, data, edit hints)
             spec = importlib.util.find_spec(name)
-            for root in (spec.submodule_search_locations or []) if spec else []:
-                for f in sorted(Path(root).rglob("*")):
-                    if f.is_file() and "__pycache__" not in f.parts:
-                        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+            roots = (spec.submodule_search_locations or [spec.origin]) if spec else []
+            for rel, data in sorted(package_files(roots, "*").items()):
+                h.update(rel.encode() + b"\0" + data)
         try:
             import torch
 

@@ -443,7 +443,7 @@ def edits(source: str):
                     ctx = parents.get(id(ctx)) if not isinstance(ctx, ast.stmt) else None
                 if ctx is not None:
                     old, new = ctx, walked[order.index(ctx)]
-            yield text, _describe(kind, old, new, place, stmt if kind != "value" else statement_of(node)), kind, place
+            yield text, _describe(kind, old, new, place, statement_of(node)), kind, place
 
 
 def _replace(parent, target, new) -> bool:

@@ -119,19 +119,22 @@ def usr_links() -> list:
     return out
 
 
+def package_files(roots: list, pattern: str = "*.py") -> dict:
+    """``{path inside its folder: bytes}`` of the files matching ``pattern`` in package folders (a root that is a
+    file stands for itself); ``__pycache__`` left out."""
+    out = {}
+    for root in roots:
+        r = Path(root)
+        for f in ([r] if r.is_file() else sorted(r.rglob(pattern))):
+            if "__pycache__" not in f.parts and f.is_file():
+                out[str(f.relative_to(r)) if r.is_dir() else f.name] = f.read_bytes()
+    return out
+
+
 def same_tree(a: list, b: list) -> bool:
     """Whether two lists of package folders hold the same Python files, byte for byte."""
-    def files(roots):
-        out = {}
-        for root in roots:
-            r = Path(root)
-            for f in ([r] if r.is_file() else sorted(r.rglob("*.py"))):
-                if "__pycache__" not in f.parts:
-                    out[str(f.relative_to(r)) if r.is_dir() else f.name] = f.read_bytes()
-        return out
-
     try:
-        return files(a) == files(b)
+        return package_files(a) == package_files(b)
     except OSError:
         return False
 

@@ -1772,29 +1772,27 @@ def _written_hint(line: str, values: list, msg: str = "") -> str | None:
 def _loss_rows_hint(values: list) -> str | None:
     """F.cross_entropy / nll_loss with another number of score rows than targets: the two shapes, and a step
     too many or too few when the two counts differ by a whole multiple of a common size."""
-    for text, value, node in values:
-        if isinstance(node, ast.Call) and (callee_name(node) in ("cross_entropy", "nll_loss")) and len(node.args) >= 2:
-            (ts, s), (tt, t) = _value_of(node.args[0], values), _value_of(node.args[1], values)
-            if s is None or t is None:
-                continue
-            n, m = int(s.shape[0]), int(t.shape[0])
-            hint = (f"{ts} has {n} rows of scores but {tt} has {m} targets: one row of scores per target token, "
-                    "both flattened from tensors with the same batch and time axes")
-            flat = node.args[0]   # X.reshape(-1, k) / X.view(-1, k) with k not X's last (classes) axis
-            if (isinstance(flat, ast.Call) and isinstance(flat.func, ast.Attribute) and flat.func.attr in (
-                    "reshape", "view") and s.dim() == 2):
-                whole = _value_at(flat.func.value, values)
-                src = ast.unparse(flat.func.value)
-                if isinstance(whole, torch.Tensor) and whole.dim() >= 2 and whole.shape[-1] != s.shape[-1]:
-                    return (hint + f"; {src} is {_fmt(tuple(whole.shape))} with the classes on its LAST axis "
-                            f"({whole.shape[-1]}), but `{ts}` makes rows of {s.shape[-1]} entries (another axis' "
-                            f"size): `{src}.{flat.func.attr}(-1, {src}.shape[-1])` gives one row of "
-                            f"{whole.shape[-1]} scores per target")
-            step = math.gcd(n, m)
-            if step > 1 and abs(n - m) == step and min(n, m) // step >= 1:
-                hint += (f"; they differ by {step} rows, one step for a batch of {step}? (a loop that runs one step "
-                         "too many or too few, or targets not shifted by one)")
-            return hint
+    for node, (ts, s), (tt, t) in _loss_calls(values):
+        if s is None or t is None:
+            continue
+        n, m = int(s.shape[0]), int(t.shape[0])
+        hint = (f"{ts} has {n} rows of scores but {tt} has {m} targets: one row of scores per target token, "
+                "both flattened from tensors with the same batch and time axes")
+        flat = node.args[0]   # X.reshape(-1, k) / X.view(-1, k) with k not X's last (classes) axis
+        if (isinstance(flat, ast.Call) and isinstance(flat.func, ast.Attribute) and flat.func.attr in (
+                "reshape", "view") and s.dim() == 2):
+            whole = _value_at(flat.func.value, values)
+            src = ast.unparse(flat.func.value)
+            if isinstance(whole, torch.Tensor) and whole.dim() >= 2 and whole.shape[-1] != s.shape[-1]:
+                return (hint + f"; {src} is {_fmt(tuple(whole.shape))} with the classes on its LAST axis "
+                        f"({whole.shape[-1]}), but `{ts}` makes rows of {s.shape[-1]} entries (another axis' "
+                        f"size): `{src}.{flat.func.attr}(-1, {src}.shape[-1])` gives one row of "
+                        f"{whole.shape[-1]} scores per target")
+        step = math.gcd(n, m)
+        if step > 1 and abs(n - m) == step and min(n, m) // step >= 1:
+            hint += (f"; they differ by {step} rows, one step for a batch of {step}? (a loop that runs one step "
+                     "too many or too few, or targets not shifted by one)")
+        return hint
     return None
 
 
@@ -1903,16 +1901,27 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
 
 def _loss_order_hint(values: list) -> str | None:
     """A loss given the integer targets first and the float scores second (the arguments in each other's place)."""
-    for text, value, node in values:
-        if isinstance(node, ast.Call) and callee_name(node) in ("cross_entropy", "nll_loss") and len(node.args) >= 2:
-            (ta, a), (tb, b) = _value_of(node.args[0], values), _value_of(node.args[1], values)
-            if a is not None and not a.is_floating_point() and (b is None or b.is_floating_point()):
-                second = (f"`{tb}` ({str(b.dtype).replace('torch.', '')}, {_fmt(tuple(b.shape))})" if b is not None
-                          else f"`{ast.unparse(node.args[1])}`")
-                return (f"F.{callee_name(node)} takes the float SCORES first and the integer targets second; here "
-                        f"`{ta}` ({str(a.dtype).replace('torch.', '')}, {_fmt(tuple(a.shape))}) comes first and "
-                        f"{second} second: the two arguments in each other's place")
+    for node, (ta, a), (tb, b) in _loss_calls(values):
+        if a is not None and not a.is_floating_point() and (b is None or b.is_floating_point()):
+            second = (f"`{tb}` ({_dtype_name(b)}, {_fmt(tuple(b.shape))})" if b is not None
+                      else f"`{ast.unparse(node.args[1])}`")
+            return (f"F.{callee_name(node)} takes the float SCORES first and the integer targets second; here "
+                    f"`{ta}` ({_dtype_name(a)}, {_fmt(tuple(a.shape))}) comes first and "
+                    f"{second} second: the two arguments in each other's place")
     return None
+
+
+def _loss_calls(values: list):
+    """``(call, (text, scores), (text, targets))`` for each F.cross_entropy / nll_loss call on the line (a value
+    is None when it is not a tensor)."""
+    for _, _, node in values:
+        if isinstance(node, ast.Call) and callee_name(node) in ("cross_entropy", "nll_loss") and len(node.args) >= 2:
+            yield node, _value_of(node.args[0], values), _value_of(node.args[1], values)
+
+
+def _dtype_name(t: torch.Tensor) -> str:
+    """``int64`` for a torch.int64 tensor."""
+    return str(t.dtype).replace("torch.", "")
 
 
 def _where_condition_hint(values: list, source: str) -> str | None:
@@ -1931,7 +1940,7 @@ def _where_condition_hint(values: list, source: str) -> str | None:
             if cond[0] in names or any(w in x.lower() for x in names for w in ("mask", "keep", "real", "valid")):
                 masks.append(made[-1])
     made = masks or (made if len(made) == 1 else [])
-    hint = (f"the condition `{cond[0]}` is a {str(cond[1].dtype).replace('torch.', '')} tensor; torch.where needs "
+    hint = (f"the condition `{cond[0]}` is a {_dtype_name(cond[1])} tensor; torch.where needs "
             "a bool one (True: take the first value)") if cond[0] else "torch.where needs a bool condition"
     if made:
         hint += (f"; {made[0]} in this function makes a FLOAT tensor (the default dtype): give it dtype=torch.bool "
