@@ -361,6 +361,16 @@ def _regroup(node):
         yield ast.BinOp(dc(left.left), left.op, ast.BinOp(dc(left.right), node.op, dc(right))), "paren"
     if isinstance(node.op, low) and isinstance(right, ast.BinOp) and isinstance(right.op, high):
         yield ast.BinOp(ast.BinOp(dc(left), node.op, dc(right.left)), right.op, dc(right.right)), "paren"
+    if isinstance(node.op, ast.Mult) and isinstance(right, ast.BinOp) and isinstance(right.op, ast.Add):
+        terms = _sum_terms(right)          # B * (Ty * k + q + d) as B * Ty * (k + q + d): a term's factor outside
+        for j, term in enumerate(terms):
+            if isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult):
+                rest = [dc(t) for t in terms]
+                rest[j] = dc(term.right)
+                inner = rest[0]
+                for t in rest[1:]:
+                    inner = ast.BinOp(inner, ast.Add(), t)
+                yield ast.BinOp(ast.BinOp(dc(left), ast.Mult(), dc(term.left)), ast.Mult(), inner), "paren"
 
 
 def _int_of(node) -> int | None:
@@ -408,6 +418,26 @@ def _operand_exprs(fn, region: set) -> dict:
         for o in operands:
             if isinstance(o, ast.Name) and text not in [ast.unparse(e) for e in out.get(o.id, [])]:
                 out.setdefault(o.id, []).append(n)
+    return out
+
+
+def _unlikely_names(fn) -> set:
+    """Names nobody writes in place of a size or a tensor: a parameter with a True/False default (bidirectional),
+    an accumulator (total += ...) and a loop variable (layer, t). Replacing another name by one of them is not
+    tried (it made the edits of a count ambiguous); replacing one of them by another name still is."""
+    out = set()
+    defaults = fn.args.defaults
+    for a, d in zip(fn.args.args[len(fn.args.args) - len(defaults):], defaults):
+        if isinstance(d, ast.Constant) and isinstance(d.value, bool):
+            out.add(a.arg)
+    for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults):
+        if isinstance(d, ast.Constant) and isinstance(d.value, bool):
+            out.add(a.arg)
+    for n in ast.walk(fn):
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            out.add(n.target.id)
+        if isinstance(n, (ast.For, ast.comprehension)):
+            out.update(t.id for t in ast.walk(n.target) if isinstance(t, ast.Name))
     return out
 
 
@@ -486,7 +516,7 @@ def edits(source: str):
                 in_slice.add(id(n))
                 if isinstance(n, ast.Name):
                     index_names.add(n.id)
-    owners, exprs = {}, {}
+    owners, exprs, unlikely = {}, {}, {}
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             cls = next((p for p in ast.walk(tree) if isinstance(p, ast.ClassDef) and fn in p.body), None)
@@ -496,6 +526,7 @@ def edits(source: str):
                 owners.setdefault(id(n), (label, names, attrs))   # the innermost function comes later: keep the outer
             if id(fn) not in exprs:
                 exprs[id(fn)] = _operand_exprs(fn, region)
+                unlikely[id(fn)] = _unlikely_names(fn)
 
     def _function_of(node):
         while not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -585,6 +616,10 @@ def edits(source: str):
         for new, kind in found:
             if kind == "name" and id(node) in in_slice and new.id not in index_names:
                 continue            # mask[:, B] for mask[:, t]: a size is no index a student writes there
+            if kind == "name" and id(node) not in in_slice:
+                odd = unlikely.get(id(_function_of(node)), set())
+                if new.id in odd and node.id not in odd:
+                    continue        # total, layer or bidirectional written for hidden_size: nobody does
             edited = copy.deepcopy(tree)
             walked = list(ast.walk(edited))    # the same order as `order`: node k is the copy of `node`
             target = walked[k]
@@ -802,10 +837,14 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
             end = starts[n + 1] if n + 1 < len(starts) else len(cells)
             region = [i for i in range(k + 1, end)]
             cell_t0 = time.monotonic()
+            seen: set = set()
             for text, desc, kind, place in sorted(edits(cells[k][0]), key=lambda e: PRIORITY.index(e[2])):
                 if time.monotonic() - cell_t0 > per_cell:
                     log(f"{assignment}: cell {cells[k][2]}: time budget spent, later edits not tried")
                     break
+                if text in seen:
+                    continue           # the same code as an edit of a likelier kind: that one names it
+                seen.add(text)
                 tried += 1
 
                 def attempt():
@@ -840,7 +879,7 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
                     site = sites.setdefault((i, m), {"cell": cells[i][2], "name": name, "expected": fp_e, "hints": {}})
                     entry = site["hints"].setdefault(fp_a["key"], {"value": fp_a, "texts": [], "value_tensor": av})
                     if desc not in [t[2] for t in entry["texts"]]:
-                        plain = f"your values are what you get with one edit ({place}): {KIND_WORDS[kind]}"
+                        plain = (place, KIND_WORDS[kind])
                         entry["texts"].append((PRIORITY.index(kind), len(entry["texts"]), desc, plain))
         out_sites = []
         for (i, m), site in sorted(sites.items()):
@@ -849,9 +888,7 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
             for entry in site["hints"].values():
                 if len(entry["texts"]) > AMBIGUOUS:
                     continue       # too many edits give these values: naming one of them would mislead
-                weak = hints.weak(entry["value"])   # a guessable fingerprint: words, not code
-                best = min(entry["texts"])            # the likeliest kind of edit, the first one found of it
-                text = best[3] if weak else best[2]
+                text = _hint_text(entry["texts"], hints.weak(entry["value"]))   # weak: guessable, words not code
                 av = entry["value_tensor"]
                 d = hints.differing(av, ev, entry["value"]["q"])
                 hints_out.append({"value": entry["value"], "differ": None if d is None else int(d.sum()),
@@ -867,6 +904,29 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
     finally:
         checks.assert_close, checks.assert_equal = recorder.real, equal_recorder.real
         os.chdir(here)
+
+
+SAID = 3     # the edits named in one hint when several give the same values
+
+
+def _hint_text(texts: list, weak: bool) -> str:
+    """What a hint says: the edits that give these values, the likeliest kind first (at most SAID of them: the
+    first one alone may not be the student's); ``weak``: in words (the kind of edit and its place), not code."""
+    prefix = "your values are what you get with "
+    if weak:                             # one edit (place): kind; or kind (the kinds of one place together)
+        places: dict = {}
+        for t in sorted(texts):
+            words = places.setdefault(t[3][0], [])
+            if t[3][1] not in words:
+                words.append(t[3][1])
+        said = [f"{prefix}one edit ({place}): " + "; or ".join(words[:SAID]) for place, words in places.items()]
+        return said[0] + "".join("; or with " + t.removeprefix(prefix) for t in said[1:SAID]) + (
+            " (these give the same values here)" if len(texts) > 1 else "")
+    said = list(dict.fromkeys(t[2] for t in sorted(texts)))
+    text = said[0] + "".join("; or with " + t.removeprefix(prefix) for t in said[1:SAID])
+    if len(said) > SAID:
+        text += f"; or with {len(said) - SAID} other single edit{'s' if len(said) - SAID > 1 else ''}"
+    return text + (" (these give the same values here)" if len(said) > 1 else "")
 
 
 def source_digest(assignment: str) -> str:
