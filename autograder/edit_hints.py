@@ -40,7 +40,10 @@ SWAPS = {**{a: [b for b in ACTIVATIONS if b != a] for a in ACTIVATIONS},
          "softmax": ["log_softmax"], "log_softmax": ["softmax"], "sum": ["mean"], "mean": ["sum"],
          "max": ["min"], "min": ["max"], "amax": ["amin"], "argmax": ["argmin"], "split": ["chunk"],
          "chunk": ["split"], "cat": ["stack"], "stack": ["cat"], "squeeze": ["unsqueeze"], "unsqueeze": ["squeeze"],
-         "bmm": ["matmul"]}
+         "bmm": ["matmul"], "cross_entropy": ["nll_loss"], "nll_loss": ["cross_entropy"],
+         "repeat": ["repeat_interleave"], "repeat_interleave": ["repeat"], "tril": ["triu"], "triu": ["tril"],
+         "exp": ["log"], "log": ["exp"], "zeros": ["ones"], "zeros_like": ["ones_like"], "matmul": ["mul"],
+         "mm": ["mul"]}
 UNWRAP = set(ACTIVATIONS) | {"softmax", "log_softmax", "exp", "log", "t", "transpose", "flip", "sqrt", "float",
                              "reversed", "abs", "neg"}
 MOVABLE = set(ACTIVATIONS) | {"dropout", "softmax", "log_softmax", "exp", "log", "sqrt"}   # and self.<layer>(x)
@@ -48,7 +51,8 @@ SHORT = 70
 # the kinds of edit, the likeliest mistake first: where several edits give the same values, the first is named
 PRIORITY = ("swap", "unwrap", "transpose", "drop", "delete", "operands", "order", "op", "sign", "range", "slice",
             "compare", "flag", "mask", "keyword", "index", "reshape", "assign", "wrap", "move", "distribute", "attr",
-            "unattr", "swapnames", "steps", "twice", "count", "constant", "name", "value")
+            "unattr", "swapnames", "steps", "twice", "invert", "indent", "argument", "paren", "reverse", "unpack", "dup", "count",
+            "constant", "name", "subst", "value")
 # what each kind of edit is, in words: said instead of the code where the values have few possibilities (integers,
 # fewer than 4 entries), whose fingerprint a student could guess, to read the description without the mistake
 KIND_WORDS = {"swap": "another function in place of the right one (an activation, a reduction, softmax or its log)",
@@ -56,8 +60,8 @@ KIND_WORDS = {"swap": "another function in place of the right one (an activation
               "transpose": "a transpose (.T) left out", "drop": "a term or a factor left out",
               "delete": "a step left out", "operands": "two operands in the wrong order",
               "order": "two items in the wrong order", "op": "another arithmetic operation (+ for -, * for /, ...)",
-              "sign": "the sign flipped", "range": "a loop that starts one step late",
-              "slice": "a slice with a bound left out", "compare": "a comparison off by one (< for <=, ...)",
+              "sign": "the sign flipped", "range": "a loop that starts or ends one step off",
+              "slice": "a slice with a bound left out or shifted (x[:-1] for x[1:])", "compare": "a comparison off by one (< for <=, ...)",
               "flag": "an option (True/False) flipped", "assign": "= where += is needed",
               "wrap": "an extra activation", "constant": "another number (an index, axis, size or count off?)",
               "name": "another variable in place of the right one", "value": "another variable in place of a value",
@@ -73,13 +77,24 @@ KIND_WORDS = {"swap": "another function in place of the right one (an activation
               "count": "a length counted one too many or too few (len(x) + 1: an <eos> or <sos> counted?)",
               "mask": "the mask left out (every position kept, the padding too)",
               "index": "an axis left out of an index (x[t] where x[:, t] is needed: the batch axis indexed)",
-              "unattr": "the object itself where one of its attributes is needed (p for p.grad, ...)"}
+              "unattr": "the object itself where one of its attributes is needed (p for p.grad, ...)",
+              "argument": "an argument of a call left out (a state, a mask, a size: the call's default used)",
+              "paren": "parentheses lost or added in arithmetic (a * (b + c) for a * b + c, or the other way)",
+              "reverse": "a loop that runs the other way (forward where backward is needed, or backward where "
+                         "forward is)",
+              "unpack": "a variable never given its new value (unpacked into _ or another name: it keeps its old "
+                        "value)",
+              "invert": "a mask or a condition inverted (~mask for mask, < for >=)",
+              "indent": "a line indented into a loop, or out of it (a return, a break or an update in the wrong "
+                        "place)",
+              "dup": "one item written twice where two different items are needed ((h, h) for (h, c))",
+              "subst": "an expression written where only one of its variables is needed (r * h for h)"}
 UNATTR = ("grad", "data", "weight", "bias", "values", "indices")   # x.<attr> written as x
 AXIS_CALLS = {"sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "softmax", "log_softmax", "cat",
               "stack", "squeeze", "norm", "logsumexp", "prod", "cumsum", "all", "any"}   # their axis left out
 AMBIGUOUS = 6
 EDIT_TIMEOUT = 60.0      # seconds for one edit's cells (the reference's take a few)
-LEAF = ("constant", "name", "attr", "flag", "sign", "transpose")   # described with the expression around them
+LEAF = ("constant", "name", "attr", "flag", "sign", "transpose", "subst", "slice")   # described with the expression around them
 
 
 def _short(node) -> str:
@@ -171,6 +186,24 @@ def _candidates(node, names: list[str], attrs: dict):
                 yield node.args[0], "unwrap"
         if name == "range" and len(node.args) == 1:
             yield ast.Call(func=node.func, args=[ast.Constant(1), node.args[0]], keywords=[]), "range"
+            for step in (-1, 1):                   # range(T - 1), range(T + 1): one step too few or too many
+                yield ast.Call(func=node.func, args=[_offset(node.args[0], step)], keywords=[]), "range"
+        if name == "range" and len(node.args) == 2:     # range(1, T) as range(T)
+            yield ast.Call(func=node.func, args=[node.args[1]], keywords=[]), "range"
+        if name in ("where", "masked_fill", "masked_fill_") and node.args and not (
+                isinstance(node.args[0], ast.UnaryOp) and isinstance(node.args[0].op, ast.Invert)):   # inverted
+            new = copy.deepcopy(node)
+            new.args[0] = ast.UnaryOp(ast.Invert(), new.args[0])
+            yield new, "invert"
+        if name == "range" and not node.keywords:
+            other_way = _reversed_range(node)
+            if other_way is not None:
+                yield other_way, "reverse"
+        if (node.args and not any(isinstance(a, ast.Starred) for a in node.args) and name not in AXIS_CALLS
+                and name not in KEEP_ARGS and (len(node.args) >= 2 or (name or "")[:1].isupper())):
+            new = copy.deepcopy(node)       # the last argument forgotten: decoder(y) for decoder(y, state),
+            del new.args[-1]                # nn.Dropout() for nn.Dropout(p), attention(h, enc) without the mask
+            yield new, "argument"
         for i, kw in enumerate(node.keywords):
             if kw.arg is not None:                 # the option left out: softmax(x) for softmax(x, dim=-1)
                 new = copy.deepcopy(node)
@@ -197,6 +230,7 @@ def _candidates(node, names: list[str], attrs: dict):
             yield node.right, "drop"
         if isinstance(node.op, ast.Add):
             yield ast.BinOp(node, ast.Add(), node.right), "twice"
+        yield from _regroup(node)
     yield from _moves(node)
     if isinstance(node, ast.Call) and callee_name(node) == "where" and len(node.args) == 3:
         yield node.args[1], "mask"                 # torch.where(keep, new, old) as new: the mask not applied
@@ -213,6 +247,8 @@ def _candidates(node, names: list[str], attrs: dict):
         yield ast.BinOp(node, ast.Sub(), ast.Constant(1)), "count"
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         yield node.operand, "sign"
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
+        yield node.operand, "invert"
     value = _int_of(node)
     if value is not None and not getattr(node, "_signed", False):
         for v in sorted({value + 1, value - 1, -1, 0, 1} - {value}):
@@ -237,13 +273,30 @@ def _candidates(node, names: list[str], attrs: dict):
                 new = copy.deepcopy(node)
                 setattr(new, part, None)
                 yield new, "slice"
+        if node.step is None and _int_of(node.lower) == 1 and node.upper is None:      # x[1:] as x[:-1]
+            yield ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None), "slice"
+        if node.step is None and node.lower is None and _int_of(node.upper) == -1:     # x[:-1] as x[1:]
+            yield ast.Slice(ast.Constant(1), None, None), "slice"
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         flips = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
                  ast.NotEq: ast.Eq}
         if type(node.ops[0]) in flips:
             yield ast.Compare(node.left, [flips[type(node.ops[0])]()], node.comparators), "compare"
+        negations = {ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
+        if type(node.ops[0]) in negations:           # t < L as t >= L: the mask the wrong way round
+            yield ast.Compare(node.left, [negations[type(node.ops[0])]()], node.comparators), "invert"
     if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load) and len(node.elts) == 2:
         yield type(node)(elts=node.elts[::-1], ctx=ast.Load()), "order"
+        if ast.dump(node.elts[0]) != ast.dump(node.elts[1]) and not any(isinstance(e, (ast.Starred, ast.Slice))
+                                                                        for e in node.elts):
+            for e in node.elts:                  # (h, h) for (h, c): one item written twice
+                yield type(node)(elts=[copy.deepcopy(e), copy.deepcopy(e)], ctx=ast.Load()), "dup"
+    if isinstance(node, ast.Tuple) and isinstance(node.ctx, ast.Store):
+        for i, e in enumerate(node.elts):       # logits, _ = step(y, d): d never gets its new value
+            if isinstance(e, ast.Name) and e.id != "_":
+                new = copy.deepcopy(node)
+                new.elts[i] = ast.Name("_", ast.Store())
+                yield new, "unpack"
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) >= 2:
         for i, e in enumerate(node.slice.elts):    # x[t] for x[:, t]: an axis of the index left out
             if isinstance(e, ast.Slice) and e.lower is None and e.upper is None and e.step is None:
@@ -256,6 +309,68 @@ def _candidates(node, names: list[str], attrs: dict):
         for other in names:
             if other != node.id:
                 yield ast.Name(other, ast.Load()), "name"
+
+
+KEEP_ARGS = {"range", "where", "masked_fill", "masked_fill_", "isinstance", "getattr", "setattr", "hasattr", "zip",
+             "enumerate", "print", "append", "extend", "insert", "get", "setdefault", "pop", "format", "join",
+             "startswith", "endswith", "replace", "split", "chunk", "view", "reshape", "expand", "repeat", "permute",
+             "transpose", "new_zeros", "new_ones", "new_full", "zeros", "ones", "full", "empty", "randn", "rand",
+             "arange", "tensor", "gather", "scatter", "index_select", "narrow", "to", "type", "assert_close",
+             "max", "min", "sorted", "dict", "list", "tuple", "str", "int", "float", "super", "ValueError",
+             "TypeError", "RuntimeError", "KeyError", "IndexError"}   # calls whose last argument nobody forgets
+                                                                        # (or whose call fails without it)
+
+
+def _offset(node, step: int):
+    """``node + step`` written as a student would: ``T - 1`` + 1 is ``T``, ``-1`` + 1 is ``0``."""
+    value = _int_of(node)
+    if value is not None:
+        v = value + step
+        return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
+    if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub if step > 0 else ast.Add)
+            and _int_of(node.right) == abs(step)):
+        return copy.deepcopy(node.left)
+    return ast.BinOp(copy.deepcopy(node), ast.Add() if step > 0 else ast.Sub(), ast.Constant(abs(step)))
+
+
+def _reversed_range(node):
+    """The same range run the other way: ``range(n)`` as ``range(n - 1, -1, -1)``, ``range(a, b)`` as
+    ``range(b - 1, a - 1, -1)``, ``range(s, e, -1)`` as ``range(e + 1, s + 1)``; None for other steps."""
+    a = node.args
+    minus = ast.UnaryOp(ast.USub(), ast.Constant(1))
+    if len(a) == 1:
+        return ast.Call(func=node.func, args=[_offset(a[0], -1), copy.deepcopy(minus), minus], keywords=[])
+    if len(a) == 2:
+        return ast.Call(func=node.func, args=[_offset(a[1], -1), _offset(a[0], -1), minus], keywords=[])
+    if len(a) == 3 and _int_of(a[2]) == -1:
+        start, stop = _offset(a[1], 1), _offset(a[0], 1)
+        return ast.Call(func=node.func, args=[stop] if _int_of(start) == 0 else [start, stop], keywords=[])
+    return None
+
+
+def _regroup(node):
+    """One pair of parentheses lost or added in arithmetic: ``a * (b + c)`` as ``a * b + c``, ``(a + b) / c`` as
+    ``a + b / c``, and ``a * b + c`` as ``a * (b + c)``, ``a + b * c`` as ``(a + b) * c``."""
+    low, high = (ast.Add, ast.Sub), (ast.Mult, ast.Div)
+    left, right, dc = node.left, node.right, copy.deepcopy
+    if isinstance(node.op, high) and isinstance(right, ast.BinOp) and isinstance(right.op, low):
+        yield ast.BinOp(ast.BinOp(dc(left), node.op, dc(right.left)), right.op, dc(right.right)), "paren"
+    if isinstance(node.op, high) and isinstance(left, ast.BinOp) and isinstance(left.op, low):
+        yield ast.BinOp(dc(left.left), left.op, ast.BinOp(dc(left.right), node.op, dc(right))), "paren"
+    if isinstance(node.op, low) and isinstance(left, ast.BinOp) and isinstance(left.op, high):
+        yield ast.BinOp(dc(left.left), left.op, ast.BinOp(dc(left.right), node.op, dc(right))), "paren"
+    if isinstance(node.op, low) and isinstance(right, ast.BinOp) and isinstance(right.op, high):
+        yield ast.BinOp(ast.BinOp(dc(left), node.op, dc(right.left)), right.op, dc(right.right)), "paren"
+    if isinstance(node.op, ast.Mult) and isinstance(right, ast.BinOp) and isinstance(right.op, ast.Add):
+        terms = _sum_terms(right)          # B * (Ty * k + q + d) as B * Ty * (k + q + d): a term's factor outside
+        for j, term in enumerate(terms):
+            if isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult):
+                rest = [dc(t) for t in terms]
+                rest[j] = dc(term.right)
+                inner = rest[0]
+                for t in rest[1:]:
+                    inner = ast.BinOp(inner, ast.Add(), t)
+                yield ast.BinOp(ast.BinOp(dc(left), ast.Mult(), dc(term.left)), ast.Mult(), inner), "paren"
 
 
 def _int_of(node) -> int | None:
@@ -281,6 +396,51 @@ def _function_attrs(fn) -> dict:
     return {k: v for k, v in out.items() if k not in ("torch", "F", "nn", "math", "np") and len(v) > 1}
 
 
+def _operand_exprs(fn, region: set) -> dict:
+    """``{name: [expressions]}``: the short products, sums and one-argument calls of the function's solution lines
+    that have the name as a direct operand (``r * h``, ``torch.tanh(c)``), each written once: what a student may
+    write where only the name is needed."""
+    out: dict = {}
+    for n in ast.walk(fn):
+        if getattr(n, "lineno", None) not in region:
+            continue
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Mult, ast.Add, ast.Sub, ast.Div, ast.MatMult)):
+            operands = [n.left, n.right]
+        elif isinstance(n, ast.Call) and len(n.args) == 1 and not n.keywords and (
+                callee_name(n) in MOVABLE | UNWRAP or isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name) and n.func.value.id in ("self", "model")):
+            operands = n.args           # an activation or a layer: torch.tanh(c), self.W(h), model.W_attProj(h)
+        else:
+            continue
+        text = ast.unparse(n)
+        if len(text) > 40:
+            continue
+        for o in operands:
+            if isinstance(o, ast.Name) and text not in [ast.unparse(e) for e in out.get(o.id, [])]:
+                out.setdefault(o.id, []).append(n)
+    return out
+
+
+def _unlikely_names(fn) -> set:
+    """Names nobody writes in place of a size or a tensor: a parameter with a True/False default (bidirectional),
+    an accumulator (total += ...) and a loop variable (layer, t). Replacing another name by one of them is not
+    tried (it made the edits of a count ambiguous); replacing one of them by another name still is."""
+    out = set()
+    defaults = fn.args.defaults
+    for a, d in zip(fn.args.args[len(fn.args.args) - len(defaults):], defaults):
+        if isinstance(d, ast.Constant) and isinstance(d.value, bool):
+            out.add(a.arg)
+    for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults):
+        if isinstance(d, ast.Constant) and isinstance(d.value, bool):
+            out.add(a.arg)
+    for n in ast.walk(fn):
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            out.add(n.target.id)
+        if isinstance(n, (ast.For, ast.comprehension)):
+            out.update(t.id for t in ast.walk(n.target) if isinstance(t, ast.Name))
+    return out
+
+
 def _function_names(fn) -> list[str]:
     names = [a.arg for a in fn.args.args + fn.args.kwonlyargs if a.arg != "self"]
     for n in ast.walk(fn):
@@ -292,6 +452,15 @@ def _function_names(fn) -> list[str]:
 def _describe(kind: str, old, new, where: str, stmt) -> str:
     if kind == "steps":
         return f"your values are what you get with `{_short(new)}` done before `{_short(old)}` ({where})"
+    if kind == "indent":
+        way, moved = new
+        head = (f"`for {_short(old.target)} in {_short(old.iter)}`" if isinstance(old, ast.For)
+                else f"`while {_short(old.test)}`")
+        if way == "dedent":
+            return (f"your values are what you get with `{_short(moved)}` after the loop {head} instead of inside it, "
+                    f"at the end of each step ({where})")
+        return (f"your values are what you get with `{_short(moved)}` inside the loop {head} (indented one level "
+                f"too far: it runs at every step) instead of after it ({where})")
     if kind == "twice":
         return f"your values are what you get with `{_short(new.right)}` added twice in `{_short(old)}` ({where})"
     if kind == "value":
@@ -300,6 +469,11 @@ def _describe(kind: str, old, new, where: str, stmt) -> str:
             return (f"your values are what you get with `{_short(new)}` in place of `{name}` ({where}: "
                     f"`{name} = {_short(new)}`), the same as `{_short(new)}` written wherever `{name}` is used")
         return f"your values are what you get with `{_short(new)}` in place of the whole value ({where})"
+    if kind == "unpack":
+        gone = next(o.id for o, n in zip(old.elts, new.elts) if isinstance(n, ast.Name) and n.id == "_"
+                    and isinstance(o, ast.Name) and o.id != "_")
+        return (f"your values are what you get with `{_short(new)} = ...` where `{_short(old)} = ...` is needed "
+                f"({where}): `{gone}` never gets its new value, it keeps the old one")
     if new is None:
         return f"your values are what you get without the step `{_short(old)}` ({where})"
     if kind == "mask":
@@ -342,7 +516,7 @@ def edits(source: str):
                 in_slice.add(id(n))
                 if isinstance(n, ast.Name):
                     index_names.add(n.id)
-    owners = {}
+    owners, exprs, unlikely = {}, {}, {}
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             cls = next((p for p in ast.walk(tree) if isinstance(p, ast.ClassDef) and fn in p.body), None)
@@ -350,6 +524,14 @@ def edits(source: str):
             names, attrs = _function_names(fn), _function_attrs(fn)
             for n in ast.walk(fn):
                 owners.setdefault(id(n), (label, names, attrs))   # the innermost function comes later: keep the outer
+            if id(fn) not in exprs:
+                exprs[id(fn)] = _operand_exprs(fn, region)
+                unlikely[id(fn)] = _unlikely_names(fn)
+
+    def _function_of(node):
+        while not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node = parents[id(node)]
+        return node
 
     def statement_of(node):
         while not isinstance(node, ast.stmt):
@@ -363,6 +545,8 @@ def edits(source: str):
             return f"in {label}, the line that computes `{_short(target)}`"
         if isinstance(stmt, ast.Return):
             return f"in {label}, the returned value"
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            return f"in {label}, the loop `for {_short(stmt.target)} in {_short(stmt.iter)}`"
         return f"in {label}, the line `{_short(stmt)}`"
 
     for k, fn in enumerate(order):      # two variables in each other's place throughout a function
@@ -401,7 +585,18 @@ def edits(source: str):
             j = body.index(node)
             if j + 1 < len(body) and getattr(body[j + 1], "lineno", 0) in region:
                 found.append((("swap-next", j), "steps"))
+            if isinstance(node, (ast.For, ast.While)):
+                if len(node.body) >= 2 and getattr(node.body[-1], "lineno", 0) in region:
+                    found.append((("dedent", j), "indent"))    # the loop's last line written after the loop
+                if j + 1 < len(body) and getattr(body[j + 1], "lineno", 0) in region:
+                    found.append((("indent", j), "indent"))    # the line after the loop written inside it
         parent = parents[id(node)]
+        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names
+                and id(node) not in in_slice):      # r * h written where h is needed (an expression of the function)
+            around = ast.unparse(parent)
+            for expr in exprs.get(id(_function_of(node)), {}).get(node.id, ()):
+                if ast.unparse(expr) != around and id(node) not in {id(n) for n in ast.walk(expr)}:
+                    found.append((copy.deepcopy(expr), "subst"))
         top = isinstance(parent, (ast.Assign, ast.Return))
         if top and isinstance(node, (ast.BinOp, ast.Call)):
             for other in names:     # the whole value replaced by another variable (a candidate returned for the state)
@@ -421,6 +616,10 @@ def edits(source: str):
         for new, kind in found:
             if kind == "name" and id(node) in in_slice and new.id not in index_names:
                 continue            # mask[:, B] for mask[:, t]: a size is no index a student writes there
+            if kind == "name" and id(node) not in in_slice:
+                odd = unlikely.get(id(_function_of(node)), set())
+                if new.id in odd and node.id not in odd:
+                    continue        # total, layer or bidirectional written for hidden_size: nobody does
             edited = copy.deepcopy(tree)
             walked = list(ast.walk(edited))    # the same order as `order`: node k is the copy of `node`
             target = walked[k]
@@ -429,6 +628,15 @@ def edits(source: str):
                 j = new[1]
                 parent.body[j], parent.body[j + 1] = parent.body[j + 1], parent.body[j]
                 new = parent.body[j]
+            elif kind == "indent":
+                way, j = new
+                if way == "dedent":
+                    moved = target.body.pop()
+                    parent.body.insert(j + 1, moved)
+                else:
+                    moved = parent.body.pop(j + 1)
+                    target.body.append(moved)
+                new = (way, moved)
             elif not _replace(parent, target, new):
                 continue
             try:
@@ -629,10 +837,14 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
             end = starts[n + 1] if n + 1 < len(starts) else len(cells)
             region = [i for i in range(k + 1, end)]
             cell_t0 = time.monotonic()
+            seen: set = set()
             for text, desc, kind, place in sorted(edits(cells[k][0]), key=lambda e: PRIORITY.index(e[2])):
                 if time.monotonic() - cell_t0 > per_cell:
                     log(f"{assignment}: cell {cells[k][2]}: time budget spent, later edits not tried")
                     break
+                if text in seen:
+                    continue           # the same code as an edit of a likelier kind: that one names it
+                seen.add(text)
                 tried += 1
 
                 def attempt():
@@ -667,7 +879,7 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
                     site = sites.setdefault((i, m), {"cell": cells[i][2], "name": name, "expected": fp_e, "hints": {}})
                     entry = site["hints"].setdefault(fp_a["key"], {"value": fp_a, "texts": [], "value_tensor": av})
                     if desc not in [t[2] for t in entry["texts"]]:
-                        plain = f"your values are what you get with one edit ({place}): {KIND_WORDS[kind]}"
+                        plain = (place, KIND_WORDS[kind])
                         entry["texts"].append((PRIORITY.index(kind), len(entry["texts"]), desc, plain))
         out_sites = []
         for (i, m), site in sorted(sites.items()):
@@ -676,9 +888,7 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
             for entry in site["hints"].values():
                 if len(entry["texts"]) > AMBIGUOUS:
                     continue       # too many edits give these values: naming one of them would mislead
-                weak = hints.weak(entry["value"])   # a guessable fingerprint: words, not code
-                best = min(entry["texts"])            # the likeliest kind of edit, the first one found of it
-                text = best[3] if weak else best[2]
+                text = _hint_text(entry["texts"], hints.weak(entry["value"]))   # weak: guessable, words not code
                 av = entry["value_tensor"]
                 d = hints.differing(av, ev, entry["value"]["q"])
                 hints_out.append({"value": entry["value"], "differ": None if d is None else int(d.sum()),
@@ -694,6 +904,29 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
     finally:
         checks.assert_close, checks.assert_equal = recorder.real, equal_recorder.real
         os.chdir(here)
+
+
+SAID = 3     # the edits named in one hint when several give the same values
+
+
+def _hint_text(texts: list, weak: bool) -> str:
+    """What a hint says: the edits that give these values, the likeliest kind first (at most SAID of them: the
+    first one alone may not be the student's); ``weak``: in words (the kind of edit and its place), not code."""
+    prefix = "your values are what you get with "
+    if weak:                             # one edit (place): kind; or kind (the kinds of one place together)
+        places: dict = {}
+        for t in sorted(texts):
+            words = places.setdefault(t[3][0], [])
+            if t[3][1] not in words:
+                words.append(t[3][1])
+        said = [f"{prefix}one edit ({place}): " + "; or ".join(words[:SAID]) for place, words in places.items()]
+        return said[0] + "".join("; or with " + t.removeprefix(prefix) for t in said[1:SAID]) + (
+            " (these give the same values here)" if len(texts) > 1 else "")
+    said = list(dict.fromkeys(t[2] for t in sorted(texts)))
+    text = said[0] + "".join("; or with " + t.removeprefix(prefix) for t in said[1:SAID])
+    if len(said) > SAID:
+        text += f"; or with {len(said) - SAID} other single edit{'s' if len(said) - SAID > 1 else ''}"
+    return text + (" (these give the same values here)" if len(said) > 1 else "")
 
 
 def source_digest(assignment: str) -> str:

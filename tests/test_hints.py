@@ -121,6 +121,7 @@ def test_edits_cover_the_kinds_of_slip_students_make():
             "    n = torch.tanh(x + a * h).transpose(0, 1).softmax(-1)\n"
             "    keep = mask[:, t, None]\n"
             "    h = torch.where(keep, h, a)\n"
+            "    y, z = F.linear(x, W, b), x[:-1] < B\n"
             "    return torch.stack([h, a], dim=1).sum(dim=-1) + W.grad\n"
             "    ### END SOLUTION\n")
     found = {}
@@ -128,7 +129,8 @@ def test_edits_cover_the_kinds_of_slip_students_make():
         ast.parse(text)
         found.setdefault(kind, desc)
     want = {"swap", "unwrap", "transpose", "drop", "delete", "operands", "order", "op", "range", "wrap", "constant", "swapnames",
-            "name", "value", "steps", "twice", "mask", "move", "distribute", "keyword", "index", "reshape", "unattr"}
+            "name", "value", "steps", "twice", "mask", "move", "distribute", "keyword", "index", "reshape", "unattr",
+            "argument", "paren", "reverse", "unpack", "dup", "subst", "invert", "indent", "slice", "range"}
     assert want <= set(found), f"kinds never produced: {sorted(want - set(found))}"
     descs = [d for t, d, k, w in edit_hints.edits(cell)]
     for text in ("`a * torch.tanh(x + h)` where `torch.tanh(x + a * h)` is needed",      # a factor out of the tanh
@@ -139,7 +141,19 @@ def test_edits_cover_the_kinds_of_slip_students_make():
                  "a reshape (or view) of `torch.tanh(x + a * h)` where `torch.tanh(x + a * h).transpose(0, 1)`",
                  "`W` where `W.grad`",
                  "the mask left out (in f, the line that computes `keep`): `mask[:, t, None]` not applied",
-                 "an extra tanh around `h` (in f, the line that computes `h`)"):          # a state squashed again
+                 "an extra tanh around `h` (in f, the line that computes `h`)",           # a state squashed again
+                 "`range(x.shape[1] - 1, -1, -1)` where `range(x.shape[1])` is needed",   # the loop the other way
+                 "`range(x.shape[1] - 1)` where `range(x.shape[1])` is needed",           # one step too few
+                 "`out.append(h)` after the loop `for t in range(x.shape[1])` instead of inside it",
+                 "inside the loop `for t in range(x.shape[1])` (indented one level too far: it runs at every step)",
+                 "`torch.where(~keep, h, a)` where `torch.where(keep, h, a)` is needed",  # the condition inverted
+                 "`x[:-1] >= B` where `x[:-1] < B` is needed",
+                 "`x[1:]` where `x[:-1]` is needed",                                      # a shift the wrong way
+                 "`F.linear(x, W)` where `F.linear(x, W, b)` is needed",                  # an argument forgotten
+                 "`y` never gets its new value, it keeps the old one",                    # unpacked into _
+                 "`[h, h]` where `[h, a]` is needed",                                     # one item twice
+                 "`a * (h - x[:, t])` where `a * h - x[:, t]` is needed",                 # parentheses added
+                 "`torch.where(keep, a * h, a)` where `torch.where(keep, h, a)` is needed"):  # a * h for h
         assert any(text in d for d in descs), text
     assert not any("mask[:, B, None]" in d for d in descs)    # a size put where only indices are ever written
     assert "`torch.sigmoid(x @ W.T + b)` where `torch.tanh(x @ W.T + b)` is needed (in f, the line that computes `a`)" \
