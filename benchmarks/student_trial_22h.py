@@ -366,8 +366,98 @@ CASES = M + OK
 #      a bare value mismatch, or PyTorch's own error with no cause;
 #   N  not at all: nothing in it leads to the cause;
 #   M  misleading: it names a wrong cause, or blames code that is right.
-# "-": no visible test fails.
-VERDICTS: dict[str, tuple[str, str]] = {}
+# "-": no visible test fails. Read from student_view.json after the merge of f18fd61 (the go commit, 09:29 UTC).
+VERDICTS: dict[str, tuple[str, str]] = {
+    "ch01-h01a": ("P", "PyTorch's own IndexError at the student's line `outputs[:, x.shape[1]]`: 'index 5 is out of bounds for "
+                       "dimension 1 with size 5': the index T is one past the last step (self-sufficient, no course text)"),
+    "ch01-h01b": ("P", "`inputs[:, 1]` where `inputs[:, 0]` is needed, in OneToMany.forward"),
+    "ch01-h01c": ("Pa", "shape (2, 5, 6) for (2, 7, 6), '(the wrong tensor, weight or size used there?)'; not that the "
+                        "encoder's outputs (Tx = 5) are returned instead of the decoder's (Ty = 7)"),
+    "ch01-h01d": ("Pa", "PyTorch's 'Boolean value of Tensor with more than one value is ambiguous' at the right line; not "
+                        "that nn.CrossEntropyLoss is a class (build it, or use F.cross_entropy)"),
+    "ch01-h01e": ("P", "Python's \'method\' object is not iterable at `torch.optim.Adam(model.parameters, lr=lr)`: "
+                       "parameters must be called (self-sufficient, no course text)"),
+    "ch02-h02a": ("Pa", "the broadcast of `W_hx * x_t` explained ((4, 3) against (2, 3)) at the right line; not that the "
+                        "products are matrix products (x_t @ W_hx.T)"),
+    "ch02-h02b": ("Pa", "the error inside rnn_cell, 'check what rnn_layer passes to it' with x_t (5, 2): the right "
+                        "function, not that transpose(1, 2) should be transpose(0, 1); the operand swaps it offers for "
+                        "rnn_cell's (right) line are no fix"),
+    "ch02-h02c": ("Pa", "bptt_gradient_norms: 4 of 5 entries differ; no cause (the spectral norm of linalg.norm(grad, 2))"),
+    "ch02-h02d": ("M", "'nothing was clipped (`g = g * scale` makes a new tensor ...; or parameters, a generator, was read "
+                       "twice)': the code uses g.mul_ and reads a list once; the cause is the comparison written "
+                       "`total_norm < max_norm`"),
+    "ch02-h02e": ("Pa", "a.grad after clipping: got 2.76923, expected 0.923077; no cause (the gradients squared in place "
+                        "by pow_)"),
+    "ch03-h03a": ("M", "matmul error at the c line, then 'i @ g.mT would give (2, 2), i.mT @ g would give (4, 4): which one "
+                       "is your equation (the order of the operands, a transpose, the tensor used)?': every cause offered "
+                       "is a transpose or an order; the fix (element-wise *) is not among them"),
+    "ch03-h03b": ("P", "'your result does not change when b[\'i\'] is replaced: that input is not used': the input gate "
+                       "never reaches c, so the `i` in `i * g` is not the gate (it is the loop index)"),
+    "ch03-h03c": ("Pa", "c of lstm_cell_nobias: 8 of 8 entries differ; no cause (the reused lstm_cell reads [h; x], the "
+                        "weights were joined [Wx | Wh])"),
+    "ch03-h03d": ("Pa", "Wx['i'] (1, 3) for (2, 3), 'dimension 0 is 2 times too small': the right tensor, one row short; "
+                        "not that the slice end n*H:(n+1)*H - 1 drops a row (the '2 times' reads as a factor)"),
+    "ch03-h03e": ("Pa", "lstm_layer outputs: 38 of 40 entries differ; no cause (step t reads x[:, t - 1])"),
+    "ch04-h04a": ("P", "`W_zh` and `W_nh` in each other's place, in gru_cell_textbook"),
+    "ch04-h04b": ("P", "'the n rows of bias_hh (b_hn) ... not used': h_n's bias slice bias_hh[H:2 * H] is b_hz"),
+    "ch04-h04c": ("Pa", "matmul error at the F.linear line, 'a .T missing or one too many, or the wrong matrix?': the fix "
+                        "(drop the .T) is one of three generic options; not that F.linear transposes its weight itself"),
+    "ch04-h04d": ("Pa", "the per_direction line and 'an expression written where only one of its variables is needed (r * "
+                        "h for h)': the right line and kind, not which expression (hidden_size * directions); the "
+                        "example r * h is from the GRU cells, not this function"),
+    "ch04-h04e": ("P", "'a loop that starts or ends one step off' in count_parameters (the header quoted as `for layer in "
+                       "range(num_layers)`, the student's is `for _ in range(num_layers)`): one layer too many"),
+    "ch05-h05a": ("P", "'every wrong entry is in the padding (it must stay where it is, unchanged)': the roll brings the "
+                       "padding back reversed"),
+    "ch05-h05b": ("Pa", "outputs (padded batch): the wrong entries are at sequence 0 and features 5.. (the backward half); "
+                        "not that out_b.flip(1) is wrong for a padded sequence (reverse_padded)"),
+    "ch05-h05c": ("P", "'you count one padded step too many': the cumulative sum is read at lengths, one past the last "
+                       "real step (the example `t <= length` is not the student's code, the cause is)"),
+    "ch05-h05d": ("P", "'self.layers: an nn.ModuleList of 3 nn.LSTM': the plain list must be an nn.ModuleList"),
+    "ch05-h05e": ("Pa", "self.head built for 8 features is fed 5: 'build it with in_features=5 ... or give it the tensor "
+                        "it was built for': names the fed tensor's size, and first offers a wrong fix (the head is right); "
+                        "not that emb is pooled instead of out"),
+    "ch06-h06a": ("P", "'sorted alphabetically only: most frequent first, then alphabetical among equal counts'"),
+    "ch06-h06b": ("Pa", "expected [1, 5, 4, 6, 2], got [1, 5, 2, 4, 2, 6, 2]: a bare list mismatch (the EOS after every "
+                        "token shows, its cause, the append inside the loop, is not said)"),
+    "ch06-h06c": ("Pa", "PyTorch's 'input has inconsistent input_size: got 9 expected 3' at the GRU cell call; not that the "
+                        "embedding was built nn.Embedding(emb_size, vocab_size)"),
+    "ch06-h06d": ("P", "PyTorch's 'argument \'weight\' (position 3) must be Tensor, not int' at the cross_entropy line: "
+                       "pad_index went to weight (ignore_index= is meant; self-sufficient, no course text)"),
+    "ch06-h06e": ("Pa", "tokens [[6, 7, 8], [9], [4, 4, 4]] for [..., [4, 4, 4, 4, 4]]: a bare mismatch; not that `break` "
+                        "skips the other rows of the step (continue)"),
+    "ch07-h07a": ("P", "`(_, right) = ...` where `(state, right) = ...` is needed: state keeps the left cell's value (the "
+                       "reset to zeros before the right-to-left loop)"),
+    "ch07-h07b": ("Pa", "PyTorch's expand error (4 against 3 at dimension 2) at the expand_as line; not that expand_as "
+                        "copies encoder_outputs' feature size (expand(B, Tx, Hd))"),
+    "ch07-h07c": ("M", "NaN in the weights: 'a softmax over entries that are all -inf gives NaN; take the softmax over "
+                       "dimension 1 ...': there is no all -inf row and the softmax axis is right; the cause is +inf "
+                       "(float('inf')) (the closing 'set -inf only where the mask is False' does contain the fix)"),
+    "ch07-h07d": ("Pa", "Attention.forward received hidden (2, 5, 6), encoder_outputs (2, 4): 'check what forward passes "
+                        "to it' (right), then 'a function returns another number of values than its docstring says' "
+                        "(no function does); the swapped arguments show in the shapes, not said"),
+    "ch07-h07e": ("Pa", "tokens[0][0] must be a Python int, got a Python float: the symptom; not that max(dim=-1)[0] "
+                        "gives the values (argmax / [1] gives the indices); int() would not fix it"),
+    "ch08-h08a": ("Pa", "contexts differ only for sentence 1 (the padded one): located; not that the contexts use an "
+                        "unmasked softmax instead of the weights"),
+    "ch08-h08b": ("Pa", "PyTorch's 'self must be a matrix' at the torch.mm line; not said that mm takes 2-D tensors only "
+                        "(bmm or @)"),
+    "ch08-h08c": ("Pa", "weights: expected (2, 3, 4), got (3, 5): the function returns one tensor (the contexts) and the "
+                        "test's unpacking splits its batch; neither that nor 'attend not called' is said"),
+    "ch08-h08d": ("Pa", "PyTorch's 'batch2 must be a 3D tensor' at the line with two bmm; not which one or that W is 2-D "
+                        "(dec @ W)"),
+    "ch08-h08e": ("M", "'you count the dot products Ty=3 times too often (630 instead of 210)': the dots are counted once; "
+                       "the extra 420 are the keys of `once` added to the Ty recomputations"),
+    "ch09-h09a": ("Pa", "PyTorch's 'mat1 and mat2 must have the same dtype, but got Long and Float' at the encoder call; "
+                        "not that the ids were packed without model.src_embed"),
+    "ch09-h09b": ("Pa", "'o_1 in eval mode (no dropout)': got 0, expected 0.1198; the label and the zeros hint at dropout, "
+                        "no cause (F.dropout's training=True default)"),
+    "ch09-h09c": ("Pa", "logits (2, 4, 4) for (2, 4, 6), '(the wrong tensor, weight or size used there?)'; not that "
+                        "W_vocab is not applied"),
+    "ch09-h09d": ("P", "PyTorch's 'Index tensor must have the same number of dimensions as input tensor' at the gather "
+                       "line: the (B, Ty) index needs unsqueeze(2) (self-sufficient, no course text)"),
+    "ch09-h09e": ("Pa", "beam_size=1: [[5, 3, 5, 3]] for [[5, 3, 3, 5]]; no cause (step_fn fed tokens[0])"),
+}
 
 
 def main(argv=None):
