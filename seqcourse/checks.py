@@ -588,8 +588,9 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
         raise AssertionError(f"{name}: expected shape {_shape(e)}, got {_shape(a)}" + (f"; {why}" if why else ""))
     if torch.isnan(a).any() and not torch.isnan(e).any():
         raise AssertionError(f"{name}: contains NaN (at index {tuple(torch.isnan(a).nonzero()[0].tolist())}); NaN "
-                             "comes from 0/0, from the log of a negative number, or from a softmax over entries "
-                             "that are all -inf (a mask or a softmax on the wrong axis?)")
+                             "comes from 0/0, from the log of a negative number, from a softmax over entries "
+                             "that are all -inf (a mask or a softmax on the wrong axis?) or over an entry that is +inf "
+                             "(a mask filled with float('inf') where float('-inf') is meant?)")
     diff = (a - e).abs()
     bad = _mismatch(a, e, atol, rtol)
     if bad.any() and bad.numel() == 1:
@@ -649,11 +650,15 @@ def _type_hint(value, want) -> str:
     if want is torch.Tensor and isinstance(value, (int, float)) and not isinstance(value, bool):
         return " (keep the tensor: do not call .item() or float() on it)"
     if want is int and isinstance(value, float):
-        return " (count with integers: // instead of /, or int(...))" if float(value).is_integer() else ""
+        return (" (count with integers: // instead of /, or int(...))" if float(value).is_integer() else
+                " (a score where an index is meant? x.max(dim) returns (values, indices): the indices are its [1], "
+                "or x.argmax(dim))")
     if want is float and isinstance(value, int) and not isinstance(value, bool):
         return " (float(...) it)"
     if want in (int, float) and type(value).__module__ == "numpy":
         return f" (convert it with {want.__name__}(...))"
+    if want is tuple and isinstance(value, torch.Tensor):
+        return " (the docstring asks for several values: return them together, e.g. `return weights, contexts`)"
     if want is list and isinstance(value, (tuple, torch.Tensor)):
         return " (build a list, e.g. with .append or list(...))"
     return ""
@@ -795,8 +800,10 @@ def assert_softmax(weights, name: str = "weights", *, dim: int = -1, mask=None, 
     label = (lambda k: f"dimension {k} ({axes[k]})") if axes and len(axes) == n else (lambda k: f"dimension {k}")
     if torch.isnan(w).any():
         idx = tuple(int(i) for i in torch.isnan(w).nonzero()[0])
-        raise AssertionError(f"{name}: contains NaN (first at index {idx}): a softmax over entries that are all -inf "
-                             f"gives NaN; take the softmax over {label(d)} and set -inf only where the mask is False")
+        raise AssertionError(f"{name}: contains NaN (first at index {idx}): a softmax gives NaN over entries that are "
+                             f"all -inf, or over entries of which one is +inf (a mask filled with float('inf') where "
+                             f"float('-inf') is meant); take the softmax over {label(d)} and set -inf only where the "
+                             f"mask is False")
     ones = lambda t: bool(((t - 1).abs() <= atol * max(1, t.numel() ** 0.5)).all())  # noqa: E731
     sums = w.sum(dim=d)
     if not ones(sums):
@@ -1280,7 +1287,9 @@ _ERROR_HINTS = (
      "nn.LSTM (did a .squeeze() also remove the batch axis of a batch of one?)"),
     ("doesn't match hidden", "the input and the state have different batch sizes, so one of the two is wrong: step "
      "t of a batch-first x is x[:, t] (x[t] is example t), and a state is (B, H) for a cell, (1, B, H) for nn.LSTM"),
-    ("values to unpack", "a function returns another number of values than its docstring says"),
+    ("values to unpack", "another number of values than the names they are unpacked into: unpacking x.shape means x "
+     "has another number of axes than you expect (the wrong tensor given, e.g. two arguments in each other's "
+     "place?); unpacking a call means the function returns another number of values than its docstring says"),
     ("should be a 1D CPU int64 tensor", "give pack_padded_sequence lengths.cpu() (int64)"),
     ("Expected all tensors to be on the same device", "move every tensor to one device"),
     ("expected scalar type", "float32 and float64 (or int) tensors are mixed: convert with .to(x.dtype)"),
@@ -1288,6 +1297,22 @@ _ERROR_HINTS = (
      "embedding for these ids (the source's where the target's is needed, or the reverse)?"),
     ("Expected target size", "F.cross_entropy takes scores (N, V) with targets (N,), or (B, V, T) with the class "
      "axis second: flatten (B, T, V) scores to (B*T, V) and the targets to (B*T,)"),
+    ("Boolean value of Tensor with more than one value is ambiguous", "a tensor of several values used as one True "
+     "or False (`if t:`, `while t:`, `not t`, `and`/`or` between tensors, or Python's max/min on a tensor): combine "
+     "masks with & and |, and ask .any() or .all() where one answer is meant; or a loss class called with "
+     "tensors: nn.CrossEntropyLoss(scores, y) builds a module (its arguments are options), build it first, "
+     "nn.CrossEntropyLoss()(scores, y), or call F.cross_entropy(scores, y)"),
+    ("the same dtype", "integer and float tensors in one operation: token ids (int64) go through an "
+     "embedding first, and a matrix product or a linear layer needs float tensors (.float(), or the right tensor?)"),
+    ("self must be a matrix", "torch.mm multiplies two 2-D matrices only: for a batch (B, n, m) use @ or torch.bmm "
+     "(@ also broadcasts a 2-D weight over the batch)"),
+    ("must be a 3D tensor", "torch.bmm multiplies two 3-D tensors (B, n, m) and (B, m, p): a 2-D weight needs @ "
+     "(which broadcasts it over the batch), a 2-D state needs [:, None] or [..., None] first"),
+    ("input has inconsistent input_size", "the RNN was built for another number of input features than the input "
+     "has: input_size is the size of the input's LAST axis (the embedding size; 2 * H after a bidirectional layer; "
+     "the features plus what is concatenated to them)"),
+    ("The expanded size of the tensor", "expand and expand_as only stretch axes of size 1: add the missing axis of "
+     "size 1 first ([:, None] or unsqueeze), in the place where the sizes must line up"),
 )
 
 
@@ -1645,6 +1670,8 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str
     if ta_t and tb_t and (re.search(swap_last, ta) or re.search(swap_last, tb)):
         tries.append((f"{flip(ta)} @ {flip(tb)}", ta_t, tb_t))      # the transpose on the other operand
     fits = [(t, _product_shape(x, y)) for t, x, y in tries if _product_shape(x, y) is not None]
+    if sa == sb:        # f @ c_prev for f * c_prev: two tensors of one shape are multiplied entry by entry
+        fits.insert(0, (f"{wrap(ta)} * {wrap(tb)} (element-wise: `*`, not `@`)", sa))
     names = _code_names(source) if not fits else set()     # other tensors only when no rewriting fits
     for text, other in ((ta, tb), (tb, ta)):
         base = re.fullmatch(r"(\w+)(\.mT|\.T)?", text)
@@ -1661,7 +1688,8 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str
                 fits.append((text.replace(base.group(1), name, 1) + f" in place of {text}", shape))
     if fits:
         hint += "; " + ", ".join(f"{t} would give {_fmt(shape)}" for t, shape in fits[:4]) + (
-            ": which one is your equation (the order of the operands, a transpose, the tensor used)?")
+            ": which one is your equation (" + ("an element-wise product, " if sa == sb else "")
+            + "the order of the operands, a transpose, the tensor used)?")
     return hint
 
 

@@ -427,6 +427,9 @@ def test_assert_softmax_checks_in_the_order_that_names_the_cause():
     axes = ("batch", "source positions")
     both = torch.tensor([[True, True, False], [True, True, False]])
     _fails(r"contains NaN.*all -inf", assert_softmax, e.masked_fill(~both, float("-inf")).softmax(0), mask=both)
+    # a mask filled with +inf (trial 22h's ch07-h07c): its cause is among those said
+    _fails(r"contains NaN.*of which one is \+inf \(a mask filled with float\('inf'\)", assert_softmax,
+           e.masked_fill(~both, float("inf")).softmax(0), mask=both)
     _fails(r"sum to 1 along dimension 0 \(batch\), not along dimension 1 \(source positions\): the softmax is taken "
            r"over the wrong axis", assert_softmax, e.softmax(0), mask=mask, axes=axes)
     _fails(r"zeroed after the softmax", assert_softmax, e.softmax(-1) * mask, mask=mask)
@@ -640,6 +643,9 @@ def test_error_hints_for_products_joins_packing_and_attributes():
         assert "gives (2, 10)" in text and "a tensor here is not the one you meant" in text, text
         text = message("Att().batched(torch.ones(2, 4, 3), torch.ones(2, 4, 3))")
         assert "a (2, 4, 3) @ b (2, 4, 3)" in text and "a @ b.mT would give (2, 4, 4)" in text, text
+        # two tensors of one shape: the element-wise product is said first (trial 22h's ch03-h03a, f @ c_prev)
+        assert "a * b (element-wise: `*`, not `@`) would give (2, 4, 3)" in text, text
+        assert text.index("a * b (element-wise") < text.index("a @ b.mT"), text
         text = message("bilinear(torch.ones(2, 3, 6), torch.ones(6, 5), torch.ones(2, 4, 5))")   # W.T for W
         assert "dec @ W would give (2, 3, 5)" in text and "in place of" not in text, text
         text = message("fill(torch.ones(2, 5, 3), 5)")    # trial 22f f02b: the outputs made like x (D, not H)
@@ -905,3 +911,25 @@ def test_normalised_over_the_wrong_axis_and_list_layouts_are_named():
     assert "the first expected item is missing" in checks.list_hint([3, 9], [5, 3, 9])
     assert "the last expected item is missing" in checks.list_hint([5, 3], [5, 3, 9])
     assert "item" not in checks.list_hint([[5, 3], [4, 2]], [[5, 3, 1], [4]])   # two different ends: no guess
+
+
+def test_the_error_table_matches_pytorchs_own_messages():
+    """Each new entry of the one-line error hints (trial 22h's PyTorch errors with no cause) is a substring of the
+    message PyTorch really raises, so the hint shows up (a PyTorch upgrade that rewords one fails here)."""
+    import pytest
+    import torch
+
+    from seqcourse import checks
+
+    keys = [k for k, _ in checks._ERROR_HINTS]
+    cases = [lambda: bool(torch.ones(2)),                                          # if t:
+             lambda: torch.nn.Linear(3, 2)(torch.ones(2, 3, dtype=torch.long)),     # ids into a layer
+             lambda: torch.mm(torch.ones(2, 3, 4), torch.ones(4, 5)),               # mm on a batch
+             lambda: torch.bmm(torch.ones(2, 3, 4), torch.ones(4, 5)),              # bmm with a 2-D weight
+             lambda: torch.nn.GRUCell(3, 4)(torch.ones(2, 9)),                      # input_size
+             lambda: torch.ones(2, 4).expand_as(torch.ones(2, 3, 4, 5))]            # expand without the axis
+    for make in cases:
+        with pytest.raises(Exception) as info:
+            make()
+        message = " ".join(str(info.value).split())
+        assert any(k in message for k in keys), message
