@@ -488,19 +488,44 @@ def _describe(kind: str, old, new, where: str, stmt) -> str:
     return f"your values are what you get with `{_short(new)}` where `{_short(old)}` is needed ({where})"
 
 
-def edits(source: str):
-    """Every single edit of the solution regions of a cell: (edited source, description, kind, where), in a fixed
-    order."""
-    lines = source.splitlines()
-    region = set()
-    inside = False
-    for i, line in enumerate(lines, 1):
+def _solution_region(source: str) -> set:
+    """The line numbers (1-based) between ``### BEGIN SOLUTION`` and ``### END SOLUTION``."""
+    region, inside = set(), False
+    for i, line in enumerate(source.splitlines(), 1):
         if "### BEGIN SOLUTION" in line:
             inside = True
         elif "### END SOLUTION" in line:
             inside = False
         elif inside:
             region.add(i)
+    return region
+
+
+def _statement_candidates(node, parent, region: set) -> list:
+    """The edits of a whole statement: left out, ``=`` for ``+=``, done after the next one, and for a loop its last
+    line written after it or the line after it written inside it. (replacement or a (move, index) pair, kind)."""
+    found = []
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and len(getattr(parent, "body", [])) > 1:
+        found.append((None, "delete"))
+    if isinstance(node, ast.AugAssign):
+        found.append((ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno), "assign"))
+    body = getattr(parent, "body", None)
+    if isinstance(node, ast.stmt) and isinstance(body, list) and node in body:
+        j = body.index(node)
+        if j + 1 < len(body) and getattr(body[j + 1], "lineno", 0) in region:
+            found.append((("swap-next", j), "steps"))
+        if isinstance(node, (ast.For, ast.While)):
+            if len(node.body) >= 2 and getattr(node.body[-1], "lineno", 0) in region:
+                found.append((("dedent", j), "indent"))    # the loop's last line written after the loop
+            if j + 1 < len(body) and getattr(body[j + 1], "lineno", 0) in region:
+                found.append((("indent", j), "indent"))    # the line after the loop written inside it
+    return found
+
+
+def edits(source: str):
+    """Every single edit of the solution regions of a cell: (edited source, description, kind, where), in a fixed
+    order."""
+    region = _solution_region(source)
     tree = ast.parse(source)
     parents, order = {}, []
     for node in ast.walk(tree):
@@ -575,22 +600,8 @@ def edits(source: str):
         where = where_of(node, label)
         found = list(_candidates(node, names, attrs))
         stmt = node if isinstance(node, ast.stmt) else None
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and len(parents[id(node)].body
-                                                                         if hasattr(parents[id(node)], "body") else []) > 1:
-            found.append((None, "delete"))
-        if isinstance(node, ast.AugAssign):
-            found.append((ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno), "assign"))
-        body = getattr(parents[id(node)], "body", None)
-        if isinstance(node, ast.stmt) and isinstance(body, list) and node in body:
-            j = body.index(node)
-            if j + 1 < len(body) and getattr(body[j + 1], "lineno", 0) in region:
-                found.append((("swap-next", j), "steps"))
-            if isinstance(node, (ast.For, ast.While)):
-                if len(node.body) >= 2 and getattr(node.body[-1], "lineno", 0) in region:
-                    found.append((("dedent", j), "indent"))    # the loop's last line written after the loop
-                if j + 1 < len(body) and getattr(body[j + 1], "lineno", 0) in region:
-                    found.append((("indent", j), "indent"))    # the line after the loop written inside it
         parent = parents[id(node)]
+        found += _statement_candidates(node, parent, region)
         if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names
                 and id(node) not in in_slice):      # r * h written where h is needed (an expression of the function)
             around = ast.unparse(parent)
