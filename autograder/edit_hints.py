@@ -134,6 +134,14 @@ def _sum_terms(node) -> list:
     return [node]
 
 
+def _sum_of(terms: list):
+    """``a + b + c`` of the nodes ``terms`` (copies), parsed as ``(a + b) + c``: the inverse of :func:`_sum_terms`."""
+    total = copy.deepcopy(terms[0])
+    for t in terms[1:]:
+        total = ast.BinOp(total, ast.Add(), copy.deepcopy(t))
+    return total
+
+
 def _moves(node):
     """The edits of one misplaced parenthesis: ``f(a + b)`` as ``f(a) + b`` or ``a + f(b)``, ``f(a) + b`` as
     ``f(a + b)``, a factor of a term taken out (``f(a + r * b)`` as ``r * f(a + b)``), and an activation applied to
@@ -145,11 +153,8 @@ def _moves(node):
         yield ast.BinOp(copy.deepcopy(arg.left), arg.op, _with_arg(node, arg.right)), "move"
         terms = _sum_terms(arg)
         for k in range(len(terms) - 1) if len(terms) > 2 else ():    # f(a + b + c) as f(a + c) + b (the last: above)
-            rest = terms[:k] + terms[k + 1:]
-            inner = rest[0]
-            for t in rest[1:]:
-                inner = ast.BinOp(copy.deepcopy(inner), ast.Add(), copy.deepcopy(t))
-            yield ast.BinOp(_with_arg(node, inner), ast.Add(), copy.deepcopy(terms[k])), "move"
+            yield ast.BinOp(_with_arg(node, _sum_of(terms[:k] + terms[k + 1:])), ast.Add(),
+                            copy.deepcopy(terms[k])), "move"
         if isinstance(arg.op, (ast.Add, ast.Sub)):
             if callee_name(node) in ACTIVATIONS:
                 yield ast.BinOp(_with_arg(node, arg.left), arg.op, _with_arg(node, arg.right)), "distribute"
@@ -365,11 +370,7 @@ def _regroup(node):
         terms = _sum_terms(right)          # B * (Ty * k + q + d) as B * Ty * (k + q + d): a term's factor outside
         for j, term in enumerate(terms):
             if isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult):
-                rest = [dc(t) for t in terms]
-                rest[j] = dc(term.right)
-                inner = rest[0]
-                for t in rest[1:]:
-                    inner = ast.BinOp(inner, ast.Add(), t)
+                inner = _sum_of(terms[:j] + [term.right] + terms[j + 1:])
                 yield ast.BinOp(ast.BinOp(dc(left), ast.Mult(), dc(term.left)), ast.Mult(), inner), "paren"
 
 
