@@ -38,10 +38,8 @@ mistake("ch01", "h01c", "ch01_many_to_many_async", "ManyToManyAsync: the encoder
         ("_, h_n = self.encoder(src) ", "_, h_n = self.encoder(src.flip(1)) "))
 mistake("ch01", "h01d", "ch01_train_step", "train_step: one-hot targets, F.cross_entropy(model(x), F.one_hot(y).float()) (one_hot sizes the classes from the batch's largest label)",
         ("loss = F.cross_entropy(model(x), y) ", "loss = F.cross_entropy(model(x), F.one_hot(y).float()) "))
-mistake("ch01", "h01e", "ch01_fit", "fit: `losses.append(loss)` indented out of the loop (every step trains, only the last loss is kept)",
-        ("        losses.append(train_step(model, optimizer, x[idx], y[idx]))\n",
-         "        loss = train_step(model, optimizer, x[idx], y[idx])\n"
-         "    losses.append(loss)\n"))
+mistake("ch01", "h01e", "ch01_fit", "fit draws the indices from range(x.shape[1]) (the sequence length T, not the number of examples len(x))",
+        ("idx = torch.randint(0, len(x), (batch_size,), generator=g)   #", "idx = torch.randint(0, x.shape[1], (batch_size,), generator=g)   #"))
 variant("ch01", "x01a", "ch01_many_to_many_async", "ManyToManyAsync: decoder(tgt, hx=h_n) by keyword, the head on the (B * Ty, H) flattened outputs, reshaped back",
         ("self.decoder(tgt, h_n)", "self.decoder(tgt, hx=h_n)"),
         ("return self.head(outputs)             # (B, Ty, C)",
