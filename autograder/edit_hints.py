@@ -49,7 +49,8 @@ UNWRAP = set(ACTIVATIONS) | {"softmax", "log_softmax", "exp", "log", "t", "trans
 MOVABLE = set(ACTIVATIONS) | {"dropout", "softmax", "log_softmax", "exp", "log", "sqrt"}   # and self.<layer>(x)
 SHORT = 70
 # the kinds of edit, the likeliest mistake first: where several edits give the same values, the first is named
-PRIORITY = ("swap", "unwrap", "transpose", "drop", "delete", "operands", "order", "op", "sign", "range", "slice",
+PRIORITY = ("swap", "unwrap", "layer", "transpose", "drop", "delete", "operands", "args", "order", "op", "sign", "range",
+            "shift", "slice", "flow", "inplace",
             "compare", "flag", "mask", "keyword", "index", "reshape", "assign", "wrap", "move", "distribute", "attr",
             "unattr", "swapnames", "steps", "twice", "invert", "indent", "argument", "paren", "reverse", "unpack", "dup", "count",
             "constant", "name", "subst", "value")
@@ -61,7 +62,7 @@ KIND_WORDS = {"swap": "another function in place of the right one (an activation
               "delete": "a step left out", "operands": "two operands in the wrong order",
               "order": "two items in the wrong order", "op": "another arithmetic operation (+ for -, * for /, ...)",
               "sign": "the sign flipped", "range": "a loop that starts or ends one step off",
-              "slice": "a slice with a bound left out or shifted (x[:-1] for x[1:])", "compare": "a comparison off by one (< for <=, ...)",
+              "slice": "a slice with a bound left out, one off or shifted (x[:-1] for x[1:], a:b - 1 for a:b)", "compare": "a comparison off by one (< for <=, ...)",
               "flag": "an option (True/False) flipped", "assign": "= where += is needed",
               "wrap": "an extra activation", "constant": "another number (an index, axis, size or count off?)",
               "name": "another variable in place of the right one", "value": "another variable in place of a value",
@@ -88,13 +89,30 @@ KIND_WORDS = {"swap": "another function in place of the right one (an activation
               "indent": "a line indented into a loop, or out of it (a return, a break or an update in the wrong "
                         "place)",
               "dup": "one item written twice where two different items are needed ((h, h) for (h, c))",
-              "subst": "an expression written where only one of its variables is needed (r * h for h)"}
+              "subst": "an expression written where only one of its variables is needed (r * h for h)",
+              "args": "two arguments of a call in each other's place (nn.Linear(out, in) for nn.Linear(in, out), "
+                      "f(b, a) for f(a, b))",
+              "layer": "a layer of the model left out: its input used as it is (an embedding, a projection or an "
+                       "output layer not applied)",
+              "flow": "break where continue is needed, or continue where break is (a loop left, or a step skipped)",
+              "inplace": "an in-place operation (x.pow_, x.add_, x.masked_fill_, ...) where a new tensor is needed: "
+                         "the input itself is overwritten",
+              "shift": "an index one step off (x[:, t - 1] or x[:, t + 1] for x[:, t]: the 1-based steps of the math "
+                       "read with a 0-based loop?)"}
 UNATTR = ("grad", "data", "weight", "bias", "values", "indices")   # x.<attr> written as x
 AXIS_CALLS = {"sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "softmax", "log_softmax", "cat",
               "stack", "squeeze", "norm", "logsumexp", "prod", "cumsum", "all", "any"}   # their axis left out
+INPLACE = {"add", "sub", "mul", "div", "pow", "clamp", "exp", "log", "tanh", "sigmoid", "relu", "masked_fill",
+           "fill", "zero", "neg", "abs", "sqrt", "copy", "clamp_min", "clamp_max", "scatter", "index_fill",
+           "unsqueeze", "squeeze", "transpose", "t"}                # methods with an in-place twin x.<name>_
+NO_ORDER = {"max", "min", "maximum", "minimum", "isinstance", "getattr", "setattr", "hasattr", "zip", "print",
+            "format", "dict", "super", "add", "mul", "eq", "ne", "logical_and", "logical_or"}   # order that changes
+                                                                                                 # nothing or is no slip
+LAYER_OWNERS = ("self", "model", "module", "net", "encoder", "decoder")   # whose one-argument calls are layers
 AMBIGUOUS = 6
+ERROR_PLACES = 2         # an error raised by edits in more places than this gets no hint
 EDIT_TIMEOUT = 60.0      # seconds for one edit's cells (the reference's take a few)
-LEAF = ("constant", "name", "attr", "flag", "sign", "transpose", "subst", "slice")   # described with the expression around them
+LEAF = ("constant", "name", "attr", "flag", "sign", "transpose", "subst", "slice", "shift")   # described with the expression around them
 
 
 def _short(node) -> str:
@@ -172,6 +190,65 @@ def _moves(node):
             yield _with_arg(node.right, ast.BinOp(node.left, node.op, node.right.args[0])), "move"
 
 
+def _call_candidates(node: ast.Call):
+    """The edits of one call: another function, the call left out, its arguments (one forgotten, two swapped, an
+    option left out or flipped), a loop's range, a mask inverted or its layer left out."""
+    name = callee_name(node)
+    for other in SWAPS.get(name, ()):
+        yield _renamed(node, other), "swap"
+    if name in UNWRAP:
+        if isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
+                                                         and node.func.value.id in ("torch", "F", "nn", "math")):
+            yield node.func.value, "unwrap"
+        elif node.args:
+            yield node.args[0], "unwrap"
+    if name == "range" and len(node.args) == 1:
+        yield ast.Call(func=node.func, args=[ast.Constant(1), node.args[0]], keywords=[]), "range"
+        for step in (-1, 1):                   # range(T - 1), range(T + 1): one step too few or too many
+            yield ast.Call(func=node.func, args=[_offset(node.args[0], step)], keywords=[]), "range"
+    if name == "range" and len(node.args) == 2:     # range(1, T) as range(T)
+        yield ast.Call(func=node.func, args=[node.args[1]], keywords=[]), "range"
+    if name in ("where", "masked_fill", "masked_fill_") and node.args and not (
+            isinstance(node.args[0], ast.UnaryOp) and isinstance(node.args[0].op, ast.Invert)):   # inverted
+        new = copy.deepcopy(node)
+        new.args[0] = ast.UnaryOp(ast.Invert(), new.args[0])
+        yield new, "invert"
+    if name == "range" and not node.keywords:
+        other_way = _reversed_range(node)
+        if other_way is not None:
+            yield other_way, "reverse"
+    if (node.args and not any(isinstance(a, ast.Starred) for a in node.args) and name not in AXIS_CALLS
+            and name not in KEEP_ARGS and (len(node.args) >= 2 or (name or "")[:1].isupper())):
+        new = copy.deepcopy(node)       # the last argument forgotten: decoder(y) for decoder(y, state),
+        del new.args[-1]                # nn.Dropout() for nn.Dropout(p), attention(h, enc) without the mask
+        yield new, "argument"
+    if len(node.args) >= 2 and name not in NO_ORDER and not any(isinstance(a, ast.Starred) for a in node.args):
+        for i in range(len(node.args) - 1):   # nn.Embedding(E, V) for nn.Embedding(V, E), attend(enc, h)
+            if ast.dump(node.args[i]) != ast.dump(node.args[i + 1]):
+                new = copy.deepcopy(node)
+                new.args[i], new.args[i + 1] = new.args[i + 1], new.args[i]
+                yield new, "args"
+    if (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in LAYER_OWNERS and len(node.args) == 1 and not node.keywords
+            and not isinstance(node.args[0], ast.Starred)):
+        yield node.args[0], "layer"            # self.head(x) as x, model.src_embed(src) as src
+    for i, kw in enumerate(node.keywords):
+        if kw.arg is not None:                 # the option left out: softmax(x) for softmax(x, dim=-1)
+            new = copy.deepcopy(node)
+            del new.keywords[i]
+            yield new, "keyword"
+        if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool):
+            new = copy.deepcopy(node)
+            new.keywords[i].value = ast.Constant(not kw.value.value)
+            yield new, "flag"
+    method = isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
+                                                           and node.func.value.id in ("torch", "F", "nn"))
+    if name in AXIS_CALLS and len(node.args) == (1 if method else 2):    # x.sum(-1) as x.sum(), cat(xs, 1)
+        new = copy.deepcopy(node)
+        del new.args[-1]
+        yield new, "keyword"
+
+
 def _candidates(node, names: list[str], attrs: dict):
     """(replacement node or None to delete, what it is) for one node: every single edit considered. ``names``: the
     function's variables; ``attrs``: ``{object: [attributes of it the function uses]}``."""
@@ -180,50 +257,7 @@ def _candidates(node, names: list[str], attrs: dict):
             if other != node.attr:       # a copy-paste slip: self.fwd for self.bwd, weight_ih for weight_hh
                 yield ast.Attribute(node.value, other, node.ctx), "attr"
     if isinstance(node, ast.Call):
-        name = callee_name(node)
-        for other in SWAPS.get(name, ()):
-            yield _renamed(node, other), "swap"
-        if name in UNWRAP:
-            if isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
-                                                             and node.func.value.id in ("torch", "F", "nn", "math")):
-                yield node.func.value, "unwrap"
-            elif node.args:
-                yield node.args[0], "unwrap"
-        if name == "range" and len(node.args) == 1:
-            yield ast.Call(func=node.func, args=[ast.Constant(1), node.args[0]], keywords=[]), "range"
-            for step in (-1, 1):                   # range(T - 1), range(T + 1): one step too few or too many
-                yield ast.Call(func=node.func, args=[_offset(node.args[0], step)], keywords=[]), "range"
-        if name == "range" and len(node.args) == 2:     # range(1, T) as range(T)
-            yield ast.Call(func=node.func, args=[node.args[1]], keywords=[]), "range"
-        if name in ("where", "masked_fill", "masked_fill_") and node.args and not (
-                isinstance(node.args[0], ast.UnaryOp) and isinstance(node.args[0].op, ast.Invert)):   # inverted
-            new = copy.deepcopy(node)
-            new.args[0] = ast.UnaryOp(ast.Invert(), new.args[0])
-            yield new, "invert"
-        if name == "range" and not node.keywords:
-            other_way = _reversed_range(node)
-            if other_way is not None:
-                yield other_way, "reverse"
-        if (node.args and not any(isinstance(a, ast.Starred) for a in node.args) and name not in AXIS_CALLS
-                and name not in KEEP_ARGS and (len(node.args) >= 2 or (name or "")[:1].isupper())):
-            new = copy.deepcopy(node)       # the last argument forgotten: decoder(y) for decoder(y, state),
-            del new.args[-1]                # nn.Dropout() for nn.Dropout(p), attention(h, enc) without the mask
-            yield new, "argument"
-        for i, kw in enumerate(node.keywords):
-            if kw.arg is not None:                 # the option left out: softmax(x) for softmax(x, dim=-1)
-                new = copy.deepcopy(node)
-                del new.keywords[i]
-                yield new, "keyword"
-            if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool):
-                new = copy.deepcopy(node)
-                new.keywords[i].value = ast.Constant(not kw.value.value)
-                yield new, "flag"
-        method = isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
-                                                               and node.func.value.id in ("torch", "F", "nn"))
-        if name in AXIS_CALLS and len(node.args) == (1 if method else 2):    # x.sum(-1) as x.sum(), cat(xs, 1)
-            new = copy.deepcopy(node)
-            del new.args[-1]
-            yield new, "keyword"
+        yield from _call_candidates(node)
     if isinstance(node, ast.BinOp):
         ops = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.MatMult: ast.Mult}
         if type(node.op) in ops:
@@ -278,10 +312,24 @@ def _candidates(node, names: list[str], attrs: dict):
                 new = copy.deepcopy(node)
                 setattr(new, part, None)
                 yield new, "slice"
+        for part in ("lower", "upper"):          # n * H:(n + 1) * H - 1: a bound one off (the end read as inclusive)
+            bound = getattr(node, part)
+            if bound is not None and _int_of(bound) is None:
+                for step in (-1, 1):
+                    new = copy.deepcopy(node)
+                    setattr(new, part, _offset(bound, step))
+                    yield new, "slice"
         if node.step is None and _int_of(node.lower) == 1 and node.upper is None:      # x[1:] as x[:-1]
             yield ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None), "slice"
         if node.step is None and node.lower is None and _int_of(node.upper) == -1:     # x[:-1] as x[1:]
             yield ast.Slice(ast.Constant(1), None, None), "slice"
+    if isinstance(node, (ast.Break, ast.Continue)):     # break where continue is meant, or the other way
+        yield (ast.Continue() if isinstance(node, ast.Break) else ast.Break()), "flow"
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in INPLACE
+            and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "F", "nn", "math"))):
+        new = copy.deepcopy(node)                        # x.pow(2) as x.pow_(2): the input itself overwritten
+        new.func.attr += "_"
+        yield new, "inplace"
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         flips = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
                  ast.NotEq: ast.Eq}
@@ -489,6 +537,40 @@ def _describe(kind: str, old, new, where: str, stmt) -> str:
     return f"your values are what you get with `{_short(new)}` where `{_short(old)}` is needed ({where})"
 
 
+def _where(stmt, label: str) -> str:
+    """The place of an edit, in code: the line's target, the returned value, the loop's header or the line."""
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+        return f"in {label}, the line that computes `{_short(target)}`"
+    if isinstance(stmt, ast.Return):
+        return f"in {label}, the returned value"
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return f"in {label}, the loop `for {_short(stmt.target)} in {_short(stmt.iter)}`"
+    return f"in {label}, the line `{_short(stmt)}`"
+
+
+def _plain_where(stmt, label: str) -> str:
+    """The place in words for a hint that must not show code (its values or error can be guessed): a line is
+    named by what it computes, returns, loops over or calls, never by its code."""
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+        names = [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+        if isinstance(target, (ast.Name, ast.Tuple)) and names:
+            return f"in {label}, the line that computes `{', '.join(names)}`"
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            return f"in {label}, the line that computes `{target.value.id}.{target.attr}`"
+        return f"in {label}, the line that writes into `{names[0]}`" if names else f"in {label}"
+    if isinstance(stmt, ast.Return):
+        return f"in {label}, the returned value"
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return f"in {label}, the loop over `{', '.join(n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name))}`"
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        return f"in {label}, the line that calls `{callee_name(stmt.value)}`"
+    if isinstance(stmt, ast.If):
+        return f"in {label}, an `if` test"
+    return f"in {label}"
+
+
 def _solution_region(source: str) -> set:
     """The line numbers (1-based) between ``### BEGIN SOLUTION`` and ``### END SOLUTION``."""
     region, inside = set(), False
@@ -565,15 +647,10 @@ def edits(source: str):
         return node
 
     def where_of(node, label):
-        stmt = statement_of(node)
-        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
-            return f"in {label}, the line that computes `{_short(target)}`"
-        if isinstance(stmt, ast.Return):
-            return f"in {label}, the returned value"
-        if isinstance(stmt, (ast.For, ast.AsyncFor)):
-            return f"in {label}, the loop `for {_short(stmt.target)} in {_short(stmt.iter)}`"
-        return f"in {label}, the line `{_short(stmt)}`"
+        return _where(statement_of(node), label)
+
+    def plain_where_of(node, label):
+        return _plain_where(statement_of(node), label)
 
     for k, fn in enumerate(order):      # two variables in each other's place throughout a function
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or id(fn) not in owners:
@@ -598,7 +675,7 @@ def edits(source: str):
         if line is None or line not in region or id(node) not in owners:
             continue
         label, names, attrs = owners[id(node)]
-        where = where_of(node, label)
+        where, plain_where = where_of(node, label), plain_where_of(node, label)
         found = list(_candidates(node, names, attrs))
         stmt = node if isinstance(node, ast.stmt) else None
         parent = parents[id(node)]
@@ -609,6 +686,11 @@ def edits(source: str):
             for expr in exprs.get(id(_function_of(node)), {}).get(node.id, ()):
                 if ast.unparse(expr) != around and id(node) not in {id(n) for n in ast.walk(expr)}:
                     found.append((copy.deepcopy(expr), "subst"))
+        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) in in_slice
+                and (parent is getattr(parents.get(id(parent)), "slice", None) or isinstance(parent, ast.Subscript))
+                and not isinstance(parent, ast.Slice)):
+            for step in (-1, 1):       # x[:, t - 1] for x[:, t], out[i, lengths + 1]: an index one step off
+                found.append((_offset(node, step), "shift"))
         top = isinstance(parent, (ast.Assign, ast.Return))
         if top and isinstance(node, (ast.BinOp, ast.Call)):
             for other in names:     # the whole value replaced by another variable (a candidate returned for the state)
@@ -656,14 +738,14 @@ def edits(source: str):
             except Exception:  # noqa: BLE001 - an edit that does not make code is skipped
                 continue
             old = stmt if kind == "delete" else node
-            place = where if kind != "delete" else f"in {label}"
+            place, plain = (where, plain_where) if kind != "delete" else (f"in {label}", f"in {label}")
             if kind in LEAF:            # a name or a number alone says little: show the expression around it
                 ctx = parents.get(id(node))
                 while ctx is not None and not isinstance(ctx, (ast.Call, ast.Subscript, ast.BinOp, ast.Compare)):
                     ctx = parents.get(id(ctx)) if not isinstance(ctx, ast.stmt) else None
                 if ctx is not None:
                     old, new = ctx, walked[order.index(ctx)]
-            yield text, _describe(kind, old, new, place, statement_of(node)), kind, place
+            yield text, _describe(kind, old, new, place, statement_of(node)), kind, plain
 
 
 def _replace(parent, target, new) -> bool:
@@ -763,6 +845,18 @@ def _forked(fn, timeout: float):
         return None
 
 
+def _raised_at(error) -> tuple | None:
+    """(the test cell's line that raised, the exception's type name, its message) of an error raised while a cell ran:
+    the line is the outermost frame of the cell's own code (a file that is not on disk)."""
+    import traceback
+    if error is None:
+        return None
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if not os.path.exists(f.filename)]
+    if not frames or not (frames[0].line or "").strip():
+        return None
+    return frames[0].line.strip(), type(error).__name__, str(error)
+
+
 def _constant(v) -> bool:
     """A tensor of two entries or more that are all equal (every state zero, every weight 1/T)."""
     import torch
@@ -841,6 +935,7 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
                 baseline[i] = [_value(e) for e, _, _ in calls]
         starts = sorted(snapshots)
         sites: dict = {}
+        errors: dict = {}          # {key of a raised error: its cell, (line, type, message) and the edits that raise it}
         spent, tried, kept = 0.0, 0, 0
         t0 = time.monotonic()
         for n, k in enumerate(starts):
@@ -867,21 +962,36 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
                         return found
                     for i in region:
                         calls.clear()
-                        ok = run(cells[i][0])
+                        result = run_quietly(shell, cells[i][0])
                         if cells[i][1] == "test":
+                            seen_first = False
                             for m, (e, a, name) in enumerate(list(calls)):
                                 ev, av = _value(e), _value(a)
                                 base = baseline[i][m] if m < len(baseline[i]) else None
                                 if not _same(ev, base):
+                                    seen_first = True
                                     break          # the test took another path: its later checks are not comparable
                                 if not _same(av, ev):
                                     found.append((i, m, name, ev, av))
+                                    seen_first = True
                                     break          # the first changed check of a test cell is what a student sees
-                        if not ok:
+                            raised = None if seen_first or result.success else _raised_at(result.error_in_exec)
+                            if raised:     # a shape, a type or PyTorch's error before any value differs
+                                found.append(("error", i, *raised))
+                        if not result.success:
                             break
                     return found
 
-                for i, m, name, ev, av in _forked(attempt, EDIT_TIMEOUT) or []:
+                for item in _forked(attempt, EDIT_TIMEOUT) or []:
+                    if item[0] == "error":
+                        _, i, line, ename, msg = item
+                        entry = errors.setdefault(hints.error_key(line, ename, msg),
+                                                  {"cell": cells[i][2], "raised": (line, ename, msg), "texts": []})
+                        if desc not in [t[2] for t in entry["texts"]]:
+                            entry["texts"].append((PRIORITY.index(kind), len(entry["texts"]), desc,
+                                                   (place, KIND_WORDS[kind])))
+                        continue
+                    i, m, name, ev, av = item
                     fp_e = hints.fingerprint(ev)
                     prefer = (hints.differing(av, ev, 1e-3 * max(1.0, float(ev.abs().max())))
                               if isinstance(av, torch.Tensor) and isinstance(ev, torch.Tensor) else None)
@@ -909,10 +1019,18 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
             if hints_out:
                 out_sites.append({"cell": site["cell"], "name": site["name"], "expected": site["expected"],
                                   "hints": hints_out})
+        out_errors = []
+        for key, entry in sorted(errors.items()):
+            if len({t[3][0] for t in entry["texts"]}) > ERROR_PLACES or len(entry["texts"]) > AMBIGUOUS:
+                continue           # an error that edits in many places raise says nothing of the place
+            text = _hint_text(entry["texts"], True, "this error is what you get with ")
+            out_errors.append({"cell": entry["cell"], "key": key, "text": hints.encrypt_error(text, *entry["raised"])})
         spent = time.monotonic() - t0
         digest = source_digest(assignment)
-        log(f"{assignment}: {tried} edits tried in {spent:.0f} s, {kept} hints at {len(out_sites)} checks")
-        return {"assignment": assignment, "made_from": digest, "edits_tried": tried, "sites": out_sites}
+        log(f"{assignment}: {tried} edits tried in {spent:.0f} s, {kept} hints at {len(out_sites)} checks, "
+            f"{len(out_errors)} at errors")
+        return {"assignment": assignment, "made_from": digest, "edits_tried": tried, "sites": out_sites,
+                "errors": out_errors}
     finally:
         checks.assert_close, checks.assert_equal = recorder.real, equal_recorder.real
         os.chdir(here)
@@ -921,10 +1039,11 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
 SAID = 3     # the edits named in one hint when several give the same values
 
 
-def _hint_text(texts: list, weak: bool) -> str:
+def _hint_text(texts: list, weak: bool, lead: str = "your values are what you get with ") -> str:
     """What a hint says: the edits that give these values, the likeliest kind first (at most SAID of them: the
-    first one alone may not be the student's); ``weak``: in words (the kind of edit and its place), not code."""
-    prefix = "your values are what you get with "
+    first one alone may not be the student's); ``weak``: in words (the kind of edit and its place), not code;
+    ``lead``: the words before the edits."""
+    prefix = lead
     if weak:                             # one edit (place): kind; or kind (the kinds of one place together)
         places: dict = {}
         for t in sorted(texts):
@@ -933,7 +1052,7 @@ def _hint_text(texts: list, weak: bool) -> str:
                 words.append(t[3][1])
         said = [f"{prefix}one edit ({place}): " + "; or ".join(words[:SAID]) for place, words in places.items()]
         return said[0] + "".join("; or with " + t.removeprefix(prefix) for t in said[1:SAID]) + (
-            " (these give the same values here)" if len(texts) > 1 else "")
+            f" (these give the same {'values' if 'values' in lead else 'error'} here)" if len(texts) > 1 else "")
     said = list(dict.fromkeys(t[2] for t in sorted(texts)))
     text = said[0] + "".join("; or with " + t.removeprefix(prefix) for t in said[1:SAID])
     if len(said) > SAID:

@@ -1043,6 +1043,9 @@ def list_hint(got, want, count: str | None = None) -> str:
     ends = _list_ends(got, want, rows(got) and rows(want) and len(got) == len(want))
     if ends:
         return ends
+    repeated = _list_repeats(got, want, rows(got) and rows(want) and len(got) == len(want))
+    if repeated:
+        return repeated
     rest = list(map(key, got))
     if len(got) > len(want) and all(rest.count(x) >= w.count(x) for x in set(w)):
         return (f"{len(got)} items where {len(want)} are expected; the expected ones are among yours: "
@@ -1054,6 +1057,42 @@ def list_hint(got, want, count: str | None = None) -> str:
         return ("every item is the same" + (f", item {which}'s" if which is not None else "") + ": one value used "
                 "for every row of the batch (an argmax or max without dim=, an index that is not per row, or one "
                 "row broadcast over the others?)")
+    return ""
+
+
+def _list_repeats(got, want, per_row: bool) -> str:
+    """One item put in several times more (or fewer) than expected, in the middle of the list(s), all else in place:
+    a step written inside a loop where it belongs once (an <eos> appended after every token), or the reverse; ""
+    otherwise."""
+    import difflib
+
+    pairs = [(list(g), list(w)) for g, w in (zip(got, want) if per_row else [(got, want)]) if list(g) != list(w)]
+    if not pairs or (not per_row and any(isinstance(v, (list, tuple)) for v in list(got) + list(want))):
+        return ""
+    extra, missing, short = [], [], 0
+    for g, w in pairs:
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=list(map(repr, w)), b=list(map(repr, g)),
+                                                          autojunk=False).get_opcodes():
+            if tag == "insert":
+                extra += [repr(x) for x in g[j1:j2]]
+            elif tag == "delete":
+                missing += [repr(x) for x in w[i1:i2]]
+                short += i2 == len(w)
+            elif tag == "replace":
+                return ""
+    if missing and not extra and short == len(pairs):
+        n = sum(len(w) - len(g) for g, w in pairs)
+        return (f"{'some of your lists stop' if per_row else 'your list stops'} before the end ({n} item"
+                f"{'s' * (n != 1)} missing at the end{'s' if per_row else ''}, the rest in place): the loop was left "
+                "too early (a break where continue is meant, a condition that stops every row when one is done, "
+                "or a range that ends too soon?)")
+    if extra and not missing and len(set(extra)) == 1 and len(extra) >= 2:
+        return (f"the item {extra[0]} is in your list{'s' if per_row else ''} {len(extra)} times more than expected, "
+                "between the expected items: a step written inside a loop where it belongs once (before or after "
+                "the loop?)")
+    if missing and not extra and len(set(missing)) == 1 and len(missing) >= 2:
+        return (f"the item {missing[0]} is missing {len(missing)} times, the other items are in place: a step "
+                "skipped in some iterations (a condition, continue or break in the wrong place?)")
     return ""
 
 
@@ -1313,6 +1352,71 @@ _ERROR_HINTS = (
      "the features plus what is concatenated to them)"),
     ("The expanded size of the tensor", "expand and expand_as only stretch axes of size 1: add the missing axis of "
      "size 1 first ([:, None] or unsqueeze), in the place where the sizes must line up"),
+    ("view size is not compatible with input tensor's size and stride", "view needs the entries in memory order, "
+     "and a transpose or permute changed the order: use .reshape(...) (or .contiguous().view(...)); and check that "
+     "a reshape is what you mean, not a transpose"),
+    ("is invalid for input of size", "the sizes asked of view/reshape do not multiply out to the number of entries: "
+     "print the tensor's shape (the wrong tensor, or a size of another tensor used, e.g. T for Tx?)"),
+    ("to match target batch_size", "the scores and the targets hold different numbers of positions: flatten both "
+     "the same way, scores (B, T, V) to (B*T, V) and targets (B, T) to (B*T,), of the same B and T (the targets "
+     "shifted by one step against the inputs?)"),
+    ("cannot be converted to Scalar", ".item() of a tensor of several values: .item() is for one number (a loss "
+     "that was not reduced, or the wrong tensor?)"),
+    ("only one element tensors can be converted to Python scalars", "int() or float() of a tensor of several values: "
+     "convert one entry (t[b].item()) or keep a tensor (.tolist() gives a list of numbers)"),
+    ("'torch.Size' object is not callable", ".shape is an attribute, not a method: x.shape[0] or x.size(0), not "
+     "x.shape()"),
+    ("'Tensor' object is not callable", "a tensor called like a function: a name that held a layer or a function "
+     "now holds a tensor (reused for a result?), or .T, .shape, .mT, .grad written with ()"),
+    ("only supports boolean masks", "a mask of 0/1 numbers: masks are bool tensors (lengths[:, None] > "
+     "torch.arange(T) gives one; or .bool())"),
+    ("Expected dtype int32/int64 for index", "gather and scatter take integer indices: .long() (indices made by "
+     "arithmetic on floats, or the values where the indices were meant?)"),
+    ("too many indices for tensor of dimension", "more indices than the tensor has axes: print its shape (a step "
+     "already taken out, x[:, t] of a (B, F) tensor?, or the wrong tensor?)"),
+    ("stack expects each tensor to be equal size", "torch.stack needs tensors of one shape: print the shapes of the "
+     "list's items (one from another step, direction or layer, or a state (1, B, H) among (B, H)?)"),
+    ("Sizes of tensors must match except in dimension", "torch.cat joins along one axis and every OTHER axis must "
+     "agree: print the shapes (a missing [:, None] or unsqueeze, or the wrong axis joined?)"),
+    ("a leaf Variable that requires grad is being used in an in-place operation", "an in-place change (x += ..., "
+     "x[...] = ..., x.add_) of a parameter or of an input that requires grad: compute a new tensor instead "
+     "(or, for an update of weights, do it under torch.no_grad())"),
+    ("Can't call numpy() on Tensor that requires grad", ".detach() before .numpy() (or keep the tensor)"),
+    ("multi-target not supported", "F.cross_entropy takes targets of class indices (N,) for scores (N, V): flatten "
+     "the targets like the scores (y.reshape(-1)), not (N, 1) or one-hot"),
+    ("expected target dtype to be Long", "targets of F.cross_entropy are class ids (int64), not floats: the ids, "
+     "not the scores or the one-hot vectors (or .long())"),
+    ("input.size(-1) must be equal to input_size", "the LSTM/RNN was built for another number of input features: "
+     "input_size is the size of the input's LAST axis (the embedding size; 2 * H after a bidirectional layer); a "
+     "(T, B, F) input given to a batch_first=True layer reads the axes in the wrong places"),
+    ("For unbatched 2-D input", "a 2-D input is read as ONE sequence (T, F): give nn.LSTM a batch (B, T, F) "
+     "(batch_first=True) with states (1, B, H), or x[None] for a batch of one"),
+    ("'indices' to have one of the following scalar types", "an embedding looks up integer token ids: give it the "
+     "ids (int64), not vectors or floats (the embedded tensor embedded again, or the wrong argument?)"),
+    ("must be Tensor, not", "a number, a list or None in a tensor's place: which argument is it (its name and "
+     "position are in the message)? Options such as ignore_index=, dim=, p= are easy to pass by position by "
+     "mistake; a list of tensors needs torch.stack or torch.cat first"),
+    ("could not infer output dtype", "the mean of a bool or int tensor: convert it first (mask.float().mean(), "
+     "or sum the values and divide by the count)"),
+    ("can't be cast to the desired output type", "an in-place operation writes floats into an integer tensor (made "
+     "from ints, or with dtype=torch.long): make it a float tensor, or compute a new tensor"),
+    ("is out of bounds.", "a target id at least the number of classes: the scores' class axis is not the last "
+     "one (flatten (B, T, V), not (B, V, T)), or the targets are from another vocabulary"),
+    ("must be sorted in decreasing order when `enforce_sorted` is True", "pack_padded_sequence with "
+     "enforce_sorted=False (or sort the batch by length first)"),
+    ("Length of all samples has to be greater than 0", "a length of 0 or less: lengths counted from the padded "
+     "tensor (lengths - 1 where lengths is meant?) or an empty sequence"),
+    ("Expected `len(lengths)` to be equal to batch_size", "pack_padded_sequence reads (T, B, F) unless "
+     "batch_first=True: with a batch-first tensor, pass batch_first=True (and lengths of the B sequences)"),
+    ("object of type 'int' has no len()", "len() of a number: a size is already a number (T, not len(T)); len(x) "
+     "or x.shape[k] of a tensor"),
+    ("'int' object is not iterable", "a loop over a number: for t in range(T)"),
+    ("Trying to backward through the graph a second time", "two backward passes through one graph: a state carried "
+     "into the next batch without .detach() (truncated BPTT), or loss.backward() called twice"),
+    ("missing 1 required positional argument", "an argument left out: the message names it (softmax needs dim=, "
+     "a cell needs its state, a layer its input)"),
+    ("takes 1 positional argument but", "more positional arguments than the call takes: sizes go in one tuple "
+     "(torch.zeros((B, H)) or torch.zeros(B, H)), options by name (dtype=, dim=)"),
 )
 
 
@@ -2039,6 +2143,16 @@ def _caller_of(mine: list, tb, shell) -> tuple[str, str]:
     return where, received
 
 
+def _error_edit_hint(line: str, ename: str, message: str) -> str:
+    """The edits of the reference that raise this very error at this line of a visible test (recorded by ``python -m
+    autograder.edit_hints``; in words), or ``""``. Never fails."""
+    try:
+        from seqcourse import hints
+        return hints.describe_error(line, ename, message)
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
 def brief_error(value: BaseException, tb, shell=None) -> str:
     """One line for an exception raised while a notebook cell ran: its type and message, where it was raised in
     the notebook (the line of YOUR code when it came from a function of another cell: never a frame inside
@@ -2056,6 +2170,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
     mine = [f for f in cell_frames if f.filename != outer.filename and f.filename not in _INSTRUCTOR_CELLS]
     deepest = mine[-1] if mine else cell_frames[-1]
     hint = next((h for key, h in _ERROR_HINTS if key in msg), "")
+    specific = False          # a hint made from the values at the student's line (said before an edit hint)
     if mine:
         frame = next((fr for fr, lineno in traceback.walk_tb(tb)
                       if fr.f_code.co_filename == deepest.filename and lineno == deepest.lineno), None)
@@ -2064,7 +2179,8 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
                 source = inspect.getsource(frame.f_code)
             except (OSError, TypeError):
                 source = ""
-            hint = _shape_hint_at(msg, deepest.line or "", {**frame.f_globals, **frame.f_locals}, source) or hint
+            at = _shape_hint_at(msg, deepest.line or "", {**frame.f_globals, **frame.f_locals}, source)
+            specific, hint = bool(at), at or hint
     if isinstance(value, AttributeError):
         try:
             hint = _attribute_hint(value) or hint
@@ -2072,6 +2188,12 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             pass
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
+    if "what you get with" not in msg:
+        edit = _error_edit_hint(outer.line or "", ename, str(value))
+        if edit and specific:
+            hint = f"{hint}. Also: {edit}"
+        elif edit:
+            hint = f"Likely cause: {edit}" + (f"; {hint}" if hint else "")
     here = f"{_cell_label(shell, outer.filename)}, line {outer.lineno}"
     caller, received = _caller_of(mine, tb, shell) if mine else ("", "")
     if mine:

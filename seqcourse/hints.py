@@ -13,6 +13,11 @@ encrypted with a key derived from the values of the edit it describes, so only v
 (the student has made that very mistake) decrypt it. Values a student could guess (integers, plain data, fewer than
 4 entries: "weak" fingerprints) are described in words, never code. A hint is looked up by the check's name and
 its expected value: it never speaks in another check.
+
+An edit whose first failing visible check is not a value (a shape, a type, an error PyTorch raises) is recorded by
+the error instead: the test's line, the exception's type and its message (:func:`describe_error`, called by
+``seqcourse.checks.brief_error``). A message is easy to guess, so these hints are always in words (the kind of edit
+and its place), never code.
 """
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ import base64
 import functools
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import torch
@@ -207,6 +213,50 @@ def _sites() -> list:
     return sites
 
 
+@functools.lru_cache(maxsize=1)
+def _error_sites() -> dict:
+    """``{key: encrypted text}`` of every recorded error of every assignment (read once, at import)."""
+    found = {}
+    for path in sorted(DATA.glob("*.json")):
+        try:
+            found.update({e["key"]: e["text"] for e in json.loads(path.read_text()).get("errors", [])})
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue   # a damaged hint file costs its hints, never a test
+    return found
+
+
+def _error_material(line: str, ename: str, message: str) -> bytes:
+    """What identifies an error: the test's line that raised it, its type and its message (spaces and addresses
+    normalised; a check's message up to its explanation, so that rewording an explanation keeps the hints)."""
+    msg = re.sub(r"0x[0-9a-fA-F]+", "0x", " ".join(str(message).split()))
+    msg = re.split(r"; |\. Likely cause| -- ", msg, maxsplit=1)[0]
+    return b"e" + json.dumps([" ".join(str(line).split()), ename, msg]).encode()
+
+
+def error_key(line: str, ename: str, message: str) -> str:
+    return _key(_error_material(line, ename, message))
+
+
+def encrypt_error(text: str, line: str, ename: str, message: str) -> str:
+    data = text.encode()
+    return base64.b64encode(bytes(a ^ b for a, b in zip(data, _stream(b"d" + _error_material(line, ename, message),
+                                                                        len(data))))).decode()
+
+
+def describe_error(line: str, ename: str, message: str) -> str:
+    """The edits of the reference that raise this very error (type and message) at this line of a visible test, in
+    words; ``""`` when none was recorded."""
+    token = _error_sites().get(error_key(line, ename, message))
+    if token is None:
+        return ""
+    data = base64.b64decode(token)
+    try:
+        return bytes(a ^ b for a, b in zip(data, _stream(b"d" + _error_material(line, ename, message),
+                                                          len(data)))).decode()
+    except UnicodeDecodeError:
+        return ""
+
+
 def weak(pattern: dict) -> bool:
     """A fingerprint that values other than its own often share (integers, plain data, fewer than 4 entries): its
     description is in words, not code (a student could guess these values), and it is tried after other causes."""
@@ -238,3 +288,4 @@ def describe(actual, expected, name: str, strong: bool | None = None) -> str:
 
 
 _sites()
+_error_sites()

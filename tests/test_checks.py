@@ -910,6 +910,13 @@ def test_normalised_over_the_wrong_axis_and_list_layouts_are_named():
     assert "an extra first item 1 in each list" in checks.list_hint([[1, 5, 3], [1, 4]], [[5, 3], [4]])
     assert "the first expected item is missing" in checks.list_hint([3, 9], [5, 3, 9])
     assert "the last expected item is missing" in checks.list_hint([5, 3], [5, 3, 9])
+    # trial 22h ch06-h06b (<eos> appended inside the loop over the tokens) and ch06-h06e (break for continue)
+    assert "the item 2 is in your list 2 times more than expected, between the expected items: a step written " \
+        "inside a loop" in checks.list_hint([1, 5, 2, 4, 2, 6, 2], [1, 5, 4, 6, 2])
+    assert "some of your lists stop before the end (2 items missing at the ends" in checks.list_hint(
+        [[6, 7, 8], [9], [4, 4, 4]], [[6, 7, 8], [9], [4, 4, 4, 4, 4]])
+    assert "the item 2 is missing 2 times" in checks.list_hint([1, 3, 5], [1, 2, 3, 2, 5])
+    assert checks.list_hint([1, 9, 3], [1, 2, 3]) == ""          # an item replaced: none of these
     assert "item" not in checks.list_hint([[5, 3], [4, 2]], [[5, 3, 1], [4]])   # two different ends: no guess
 
 
@@ -933,3 +940,62 @@ def test_the_error_table_matches_pytorchs_own_messages():
             make()
         message = " ".join(str(info.value).split())
         assert any(k in message for k in keys), message
+
+
+def test_common_pytorch_errors_get_the_hint_written_for_them():
+    """The errors a student meets most while writing these exercises (found by running each wrong call; none is in
+    a trial yet) each get the entry written for it, not an earlier, more general one."""
+    import pytest
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    from seqcourse import checks
+
+    def backward_twice():
+        w = torch.ones(2, requires_grad=True)
+        z = ((w * 3) ** 2).sum()
+        z.backward()
+        z.backward()
+
+    long_ids = torch.zeros(6, dtype=torch.long)
+    cases = {"view size is not compatible": lambda: torch.ones(2, 3, 4).transpose(1, 2).view(2, 12),
+             "is invalid for input of size": lambda: torch.ones(2, 3, 4).reshape(5, 4),
+             "to match target batch_size": lambda: F.cross_entropy(torch.ones(6, 5), long_ids[:3]),
+             "cannot be converted to Scalar": lambda: torch.ones(3).item(),
+             "only one element tensors": lambda: int(torch.ones(3)),
+             "'torch.Size' object is not callable": lambda: torch.ones(3).shape(),
+             "'Tensor' object is not callable": lambda: torch.ones(3)(2),
+             "only supports boolean masks": lambda: torch.ones(3).masked_fill(torch.ones(3, dtype=torch.long), 0),
+             "for index": lambda: torch.ones(3, 4).gather(1, torch.zeros(3, 1)),
+             "too many indices": lambda: torch.ones(3)[:, 0],
+             "stack expects": lambda: torch.stack([torch.ones(3), torch.ones(4)]),
+             "Sizes of tensors must match": lambda: torch.cat([torch.ones(2, 3), torch.ones(3, 3)], dim=1),
+             "a leaf Variable": lambda: nn.Linear(2, 2).weight.add_(1),
+             "Can't call numpy()": lambda: nn.Linear(2, 2).weight.numpy(),
+             "multi-target": lambda: F.cross_entropy(torch.ones(6, 5), long_ids[:, None]),
+             "expected target dtype": lambda: F.cross_entropy(torch.ones(6, 5), torch.zeros(6)),
+             "input.size(-1)": lambda: nn.LSTM(3, 4, batch_first=True)(torch.ones(2, 5, 9)),
+             "For unbatched 2-D input": lambda: nn.LSTM(3, 4)(torch.ones(5, 3), (torch.ones(1, 2, 4),) * 2),
+             "'indices' to have": lambda: nn.Embedding(5, 3)(torch.ones(2, 3)),
+             "must be Tensor, not": lambda: F.cross_entropy(torch.ones(6, 5), long_ids, 0),
+             "could not infer output dtype": lambda: torch.ones(3, dtype=torch.bool).mean(),
+             "can't be cast": lambda: torch.zeros(3, dtype=torch.long).add_(0.5),
+             "is out of bounds.": lambda: F.cross_entropy(torch.ones(6, 5), torch.full((6,), 7)),
+             "enforce_sorted": lambda: pack_padded_sequence(torch.ones(2, 5, 3), torch.tensor([3, 5]),
+                                                            batch_first=True),
+             "greater than 0": lambda: pack_padded_sequence(torch.ones(2, 5, 3), torch.tensor([5, 0]),
+                                                            batch_first=True),
+             "len(lengths)": lambda: pack_padded_sequence(torch.ones(2, 5, 3), torch.tensor([5, 3])),
+             "has no len()": lambda: len(5),
+             "'int' object is not iterable": lambda: [t for t in 5],
+             "backward through the graph a second time": backward_twice,
+             "missing 1 required positional argument": lambda: torch.softmax(torch.ones(3)),
+             "takes 1 positional argument": lambda: torch.zeros((2, 3), 4)}
+    for part, make in cases.items():
+        with pytest.raises(Exception) as info:
+            make()
+        message = " ".join(str(info.value).split())
+        key = next((k for k, _ in checks._ERROR_HINTS if k in message), None)
+        assert key is not None and part in key, (part, message, key)

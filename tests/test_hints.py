@@ -54,11 +54,13 @@ def test_a_student_reading_the_hint_file_learns_nothing_of_the_reference(assignm
     the solution, in plain text or base64-decoded."""
     raw = (hints.DATA / f"{assignment}.json").read_text()
     decoded = []
-    for site in json.loads(raw)["sites"]:
+    data = json.loads(raw)
+    for site in data["sites"]:
         for hint in site["hints"]:
             decoded.append(base64.b64decode(hint["text"]).decode("latin-1"))
+    decoded += [base64.b64decode(e["text"]).decode("latin-1") for e in data.get("errors", [])]
     text = raw + "\n".join(decoded)
-    assert "your values" not in text and "in place of" not in text
+    assert "your values" not in text and "in place of" not in text and "this error is" not in text
     leaked = [w for w in _solution_words(assignment) if w in text]
     assert not leaked, f"reference code in the hint file: {leaked[:3]}"
 
@@ -201,3 +203,71 @@ def test_a_hint_speaks_only_in_its_own_check(tmp_path, monkeypatch):
         assert "a step left out" not in diagnose(torch.tensor(2.0), expected)
     finally:
         hints._sites.cache_clear()
+
+
+PLAIN_PLACE = re.compile(r"in [\w.]+(, (the line that computes `[\w., ]+`|the returned value|the loop over `[\w, ]+`|"
+                         r"the line that calls `\w+`|an `if` test|the line that writes into `\w+`))?")
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_a_guessed_error_or_value_opens_a_place_never_code(assignment):
+    """Attack: an error message is easy to guess (a shape error's sizes), and so are weak values (a count, a short
+    list): raise that error in your own function, or return those values, and the hint opens. What it says must
+    then be words: the kind of edit and a place named by what the line computes, returns, loops over or calls,
+    never a line of the reference. Checked on every edit of every solution cell (the words a hint is made of)."""
+    cells, _, _ = edit_hints._cells(assignment)
+    for src, role, _ in cells:
+        if role != "solution":
+            continue
+        for _, _, kind, place in edit_hints.edits(src):
+            assert PLAIN_PLACE.fullmatch(place), (kind, place)
+            assert "`" not in edit_hints.KIND_WORDS[kind].replace("``", "")
+
+
+def test_an_error_hint_is_said_in_words_and_only_for_its_own_error(tmp_path, monkeypatch):
+    """The generator's text for an error names the kinds and the place (words), never the code of the edit; it opens
+    for the very error (line, type, message up to its explanation) and for nothing else; brief_error says it."""
+    texts = [(0, 0, "your values are what you get with `secret(x, 1)` where `secret(x)` is needed (in f)",
+              ("in f, the line that computes `y`", edit_hints.KIND_WORDS["argument"]))]
+    text = edit_hints._hint_text(texts, True, "this error is what you get with ")
+    assert "secret" not in text and text.startswith("this error is what you get with one edit (in f, the line")
+    line, msg = "out = f(x)", "out: expected shape (2, 3), got (2, 4); dimension 1 has size 4"
+    (tmp_path / "chXX.json").write_text(json.dumps({"sites": [], "errors": [
+        {"cell": "t", "key": hints.error_key(line, "AssertionError", msg),
+         "text": hints.encrypt_error(text, line, "AssertionError", msg)}]}))
+    monkeypatch.setattr(hints, "DATA", tmp_path)
+    hints._error_sites.cache_clear()
+    try:
+        assert hints.describe_error(line, "AssertionError", msg) == text
+        assert hints.describe_error("  out = f(x)  ", "AssertionError", msg.split(";")[0] + "; other words") == text
+        assert hints.describe_error(line, "RuntimeError", msg) == ""
+        assert hints.describe_error("out = g(x)", "AssertionError", msg) == ""
+        assert hints.describe_error(line, "AssertionError", msg.replace("(2, 4)", "(2, 5)")) == ""
+    finally:
+        hints._error_sites.cache_clear()
+
+
+def test_edits_cover_arguments_layers_indices_and_control_flow():
+    """The kinds added after trial 22h: two arguments swapped, a layer left out, an index or a slice bound one step
+    off, break for continue, an in-place twin of a method."""
+    cell = ("def g(model, x, lengths, H):\n"
+            "    ### BEGIN SOLUTION\n"
+            "    emb = model.embed(x)\n"
+            "    out = []\n"
+            "    for t in range(x.shape[1]):\n"
+            "        if t >= 7:\n"
+            "            break\n"
+            "        out.append(emb[:, t].pow(2))\n"
+            "    first = torch.stack(out, 1)[:, :, 0:H]\n"
+            "    return nn.Linear(H, 3)(first)\n"
+            "    ### END SOLUTION\n")
+    descs = {}
+    for _, desc, kind, place in edit_hints.edits(cell):
+        descs.setdefault(kind, []).append(desc)
+    for kind, text in (("args", "`nn.Linear(3, H)` where `nn.Linear(H, 3)` is needed"),
+                       ("layer", "`x` where `model.embed(x)` is needed"),
+                       ("shift", "`emb[:, t - 1]` where `emb[:, t]` is needed"),
+                       ("slice", "`torch.stack(out, 1)[:, :, 0:H - 1]` where `torch.stack(out, 1)[:, :, 0:H]`"),
+                       ("flow", "`continue` where `break` is needed"),
+                       ("inplace", "`emb[:, t].pow_(2)` where `emb[:, t].pow(2)` is needed")):
+        assert any(text in d for d in descs.get(kind, [])), (kind, descs.get(kind))
