@@ -304,8 +304,92 @@ CASES = M + OK
 #      a bare value mismatch, or PyTorch's own error with no cause;
 #   N  not at all: nothing in it leads to the cause;
 #   M  misleading: it names a wrong cause, or blames code that is right.
-# "-": no visible test fails.
-VERDICTS: dict[str, tuple[str, str]] = {}
+# "-": no visible test fails. Read from student_view.json after the merge of 41ae1e8 (the go commit, 12:20 UTC).
+VERDICTS: dict[str, tuple[str, str]] = {
+    "ch01-h01a": ("P", "shape (1, 6) for (2, 6) and 'in ManyToOne.forward, the returned value: another variable in place of the "
+                       "right one': the return holds one variable, h_n, where outputs is meant"),
+    "ch01-h01b": ("P", "'expected a torch.Tensor, got a tuple of 2 items': return the logits alone"),
+    "ch01-h01c": ("Pa", "ManyToManyAsync: 81 of 84 entries differ; a bare mismatch (the source read reversed is not said)"),
+    "ch01-h01d": ("-", "full marks and no visible failure: every batch the tests give holds the largest class, so F.one_hot(y) "
+                       "has C columns and the loss is the reference's; the one-hot targets fail only on a batch without it"),
+    "ch01-h01e": ("P", "'the FIRST loss already differs: the first batch is not the expected one (draw it with torch.randint(0, "
+                       "len(x), (batch_size,), generator=g) ...)': the call to compare with is shown, len(x) against x.shape[1]"),
+    "ch02-h02a": ("P", "the broadcast at the student's line, '(2, 4) + (4, 1) ... b_h[None, :] would line its axes up'"),
+    "ch02-h02b": ("Pa", "outputs with h0 given: 'the wrong entries are only at index 1 of dimension 0' (every example but the "
+                        "first): located, not that h0[0] broadcasts the first example's state"),
+    "ch02-h02c": ("Pa", "the broadcast error at the loop line names grad (2, 4, 3) against (2, 3): the wrong shape of grad is "
+                        "shown, but the hint points at the loop line ('another variable in place of the right one'), not at "
+                        "the starting gradient ones_like(states)"),
+    "ch02-h02d": ("M", "'nothing was clipped (the test that decides to clip the wrong way round; or `g = g * scale` ...; or the "
+                       "generator read twice)': the student has no test, scales nothing by name and reads a list once; none of "
+                       "the three causes is theirs (clamp_ clips each entry, value clipping, and leaves the small entries alone)"),
+    "ch02-h02e": ("Pa", "'your values are 10.56 times the expected ones (a factor missing or extra?)': the symptom of div_ for "
+                        "mul_, not said"),
+    "ch03-h03a": ("Pa", "c (the new cell state): 8 of 8 entries differ; no cause (the hand-written sigmoid lost its minus sign)"),
+    "ch03-h03b": ("Pa", "c of lstm_cell_nobias: 8 of 8 entries differ; no cause (2 sigmoid(z) - 1 is tanh(z / 2))"),
+    "ch03-h03c": ("P", "'Wx must be a dict with the keys i, f, g, o, got tuple (4 blocks of the stacked rows ...)'"),
+    "ch03-h03d": ("M", "PyTorch's 'LSTMCell: Expected input to be 1D or 2D, got 3D' at the cell call, then 'Likely cause: ... two "
+                       "variables in each other's place': no variables are swapped; the cause is x.split(1, dim=1) giving "
+                       "(B, 1, D) pieces (unbind(1) or x[:, t] gives steps)"),
+    "ch03-h03e": ("M", "'too many values to unpack' at the test's `outputs, (h_n, c_n) = lstm_layer(...)`, then 'Likely cause: one "
+                       "edit in lstm_layer, the line that computes `h, c`: another variable in place of a value', which blames "
+                       "a right line; the generic last clause ('unpacking a call means the function returns another number "
+                       "of values than its docstring says') does hold the cause"),
+    "ch04-h04a": ("P", "'`z` where `z * h` is needed (in gru_cell_textbook, the returned value)'"),
+    "ch04-h04b": ("P", "'The reset gate r computed without its sigmoid (no nonlinearity)': n uses r_pre, the gate before its "
+                       "sigmoid"),
+    "ch04-h04c": ("Pa", "gru_cell_pytorch: 8 of 8 entries differ; a bare mismatch ((1 - r) for r not named)"),
+    "ch04-h04d": ("P", "'in count_parameters, the line that computes `layer_input`: another variable in place of the right one', "
+                       "on gru with num_layers=2 (unidirectional): num_layers where directions is meant"),
+    "ch04-h04e": ("M", "'gives the same result for bias=True and bias=False: it ignores its bias argument': the bias handling "
+                       "is right; every count is 0 because directions = 2 * bidirectional is 0"),
+    "ch05-h05a": ("P", "'with `torch.where(real, c, c_new)` where `torch.where(real, c_new, c)` is needed' (the second of the "
+                       "listed single edits is exactly the student's)"),
+    "ch05-h05b": ("Pa", "h_n (no padding): 'the wrong entries are only at index 1 of dimension 0' (the backward direction's "
+                        "final state): located, not that out_b[:, 0] was read before out_b is put back in order"),
+    "ch05-h05c": ("Pa", "shape (3,) for (2, 3): 'axis 0 missing: indexed away ... or reduced over (a sum or mean too many?)': "
+                        "the right line (the mean), not that outputs[mask] flattens the batch"),
+    "ch05-h05d": ("P", "'self.layers: an nn.ModuleList of 3 nn.LSTM' (the student's has 4: one LSTM too many)"),
+    "ch05-h05e": ("P", "'masked_mean received outputs (PackedSequence) ... check what forward passes to it': the packed output "
+                       "must be padded back first"),
+    "ch06-h06a": ("P", "Python's 'unhashable type: list' at `counts = Counter(sequences)`: the lists are counted, not the tokens "
+                       "(self-sufficient, no course text)"),
+    "ch06-h06b": ("Pa", "expected [1, 5, 4, 6, 2], got [5, 4, 6, 1, 2]: a bare list mismatch (the <sos> at the end shows, the "
+                        "append is not named)"),
+    "ch06-h06c": ("Pa", "final states h: 8 of 12 entries differ; no cause (the lengths sorted, the batch not)"),
+    "ch06-h06d": ("P", "'the line that computes `dec_in, dec_out`: a slice with a bound left out, one off or shifted (x[:-1] "
+                       "for x[1:] ...)': exactly the student's slip"),
+    "ch06-h06e": ("P", "the embedding's dtype error at `decoder.step(y, d)`, 'give it the ids (int64), not vectors or floats': "
+                       "y = torch.ones(B) * SOS_INDEX is a float tensor"),
+    "ch07-h07a": ("P", "'LSTMCell.forward's return value: must be a Python tuple, got a tensor of shape (2, 4) (... return them "
+                       "together)' (the example `return weights, contexts` is another part's)"),
+    "ch07-h07b": ("P", "IndexError at `mask[:, t, None]`, 'the line that computes `mask`: another variable in place of the right "
+                       "one': B where Tx is meant in source_mask"),
+    "ch07-h07c": ("P", "'expand only stretches axes of size 1: add the missing axis of size 1 first ([:, None] or unsqueeze)'"),
+    "ch07-h07d": ("P", "the bmm shapes, 'weights[:, :, None].mT @ encoder_outputs would give (2, 1, 6)': a right fix "
+                       "(equal to weights[:, None, :])"),
+    "ch07-h07e": ("M", "'some of your lists stop before the end: the loop was left too early (a break where continue is meant, a "
+                       "condition that stops every row when one is done, or a range that ends too soon?)': the loop is right; "
+                       "each row is cut one token short, row.index(eos_index) - 1"),
+    "ch08-h08a": ("Pa", "the broadcast at the student's line: exp(e) (2, 3, 4) against exp(e).sum(dim=-1) (2, 3); the shapes are "
+                        "explained, no fix offered (keepdim=True)"),
+    "ch08-h08b": ("P", "'attend() missing 1 required positional argument: mask' with 'an argument of a call left out (a state, a "
+                       "mask, ...)'"),
+    "ch08-h08c": ("Pa", "PyTorch's 'bilinear(): input batch dimensions do not match at dim 1: got 3 and 4' at the student's "
+                        "line; not that F.bilinear pairs t with s = t only"),
+    "ch08-h08d": ("-", "full marks and no visible failure: the values are right and the cost test only rules out forming W "
+                       "(Dd * Dh * R); recomputing the keys at every step (Ty * Tx * R * Dh) stays below that on its sizes, "
+                       "although the docstring says to compute them once"),
+    "ch08-h08e": ("P", "'you count the queries U d_t Ty=3 times too rarely (56 instead of 168 ...)'"),
+    "ch09-h09a": ("P", "PyTorch's 'got total_length=2 and max sequence length being 5' at the line, 'another number (an index, "
+                       "axis, size or count off?)': src.shape[0] where src.shape[1] is meant"),
+    "ch09-h09b": ("P", "the broadcast at the student's line, 'd[:, None, :] would line its axes up with (2, 5, 4)'"),
+    "ch09-h09c": ("Pa", "logits with the stand-ins: 29 of 48 entries differ, first at step 1; no cause (its own prediction fed "
+                        "back instead of tgt_in[:, t])"),
+    "ch09-h09d": ("P", "'your values have the opposite sign'"),
+    "ch09-h09e": ("Pa", "alpha=0.0: scores got 1, expected -2.65: a bare mismatch (that x ** 0 = 1 puts the power on the whole "
+                        "ratio is left to the student)"),
+}
 
 
 def main(argv=None):
