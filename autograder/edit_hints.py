@@ -90,7 +90,7 @@ KIND_WORDS = {"swap": "another function in place of the right one (an activation
               "indent": "a line indented into a loop, or out of it (a return, a break or an update in the wrong "
                         "place)",
               "dup": "one item written twice where two different items are needed ((h, h) for (h, c))",
-              "subst": "an expression written where only one of its variables is needed (r * h for h)",
+              "subst": "an expression written where only one of its variables is needed (a * b where b alone is meant)",
               "args": "two arguments of a call in each other's place (nn.Linear(out, in) for nn.Linear(in, out), "
                       "f(b, a) for f(a, b))",
               "layer": "a layer of the model left out: its input used as it is (an embedding, a projection or an "
@@ -198,6 +198,10 @@ def _call_candidates(node: ast.Call):
     name = callee_name(node)
     for other in SWAPS.get(name, ()):
         yield _renamed(node, other), "swap"
+    if name in ("sigmoid", "tanh", "exp") and len(node.args) == 1 and not node.keywords:
+        new = copy.deepcopy(node)           # 1 / (1 + exp(z)) written for the sigmoid: sigmoid(-z)
+        new.args[0] = ast.UnaryOp(ast.USub(), new.args[0])
+        yield new, "sign"
     if name in UNWRAP:
         if isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
                                                          and node.func.value.id in ("torch", "F", "nn", "math")):
@@ -405,7 +409,8 @@ def _reversed_range(node):
 
 def _regroup(node):
     """One pair of parentheses lost or added in arithmetic: ``a * (b + c)`` as ``a * b + c``, ``(a + b) / c`` as
-    ``a + b / c``, and ``a * b + c`` as ``a * (b + c)``, ``a + b * c`` as ``(a + b) * c``."""
+    ``a + b / c``, and ``a * b + c`` as ``a * (b + c)``, ``a + b * c`` as ``(a + b) * c``, ``a / b ** c`` as
+    ``(a / b) ** c`` and the reverse."""
     low, high = (ast.Add, ast.Sub), (ast.Mult, ast.Div)
     left, right, dc = node.left, node.right, copy.deepcopy
     if isinstance(node.op, high) and isinstance(right, ast.BinOp) and isinstance(right.op, low):
@@ -416,6 +421,10 @@ def _regroup(node):
         yield ast.BinOp(dc(left.left), left.op, ast.BinOp(dc(left.right), node.op, dc(right))), "paren"
     if isinstance(node.op, low) and isinstance(right, ast.BinOp) and isinstance(right.op, high):
         yield ast.BinOp(ast.BinOp(dc(left), node.op, dc(right.left)), right.op, dc(right.right)), "paren"
+    if isinstance(node.op, high) and isinstance(right, ast.BinOp) and isinstance(right.op, ast.Pow):
+        yield ast.BinOp(ast.BinOp(dc(left), node.op, dc(right.left)), ast.Pow(), dc(right.right)), "paren"
+    if isinstance(node.op, ast.Pow) and isinstance(left, ast.BinOp) and isinstance(left.op, high):
+        yield ast.BinOp(dc(left.left), left.op, ast.BinOp(dc(left.right), ast.Pow(), dc(right))), "paren"
     if isinstance(node.op, ast.Mult) and isinstance(right, ast.BinOp) and isinstance(right.op, ast.Add):
         terms = _sum_terms(right)          # B * (Ty * k + q + d) as B * Ty * (k + q + d): a term's factor outside
         for j, term in enumerate(terms):

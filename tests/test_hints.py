@@ -249,7 +249,8 @@ def test_an_error_hint_is_said_in_words_and_only_for_its_own_error(tmp_path, mon
 
 def test_edits_cover_arguments_layers_indices_and_control_flow():
     """The kinds added after trials 22h and 22i: two arguments swapped, a layer left out, an index or a slice bound one
-    step off, break for continue, an in-place twin of a method, a gate for its complement, div_ for mul_."""
+    step off, break for continue, an in-place twin of a method, a gate for its complement, div_ for mul_, a sign
+    inside an activation, a power's parentheses."""
     cell = ("def g(model, x, lengths, H):\n"
             "    ### BEGIN SOLUTION\n"
             "    emb = model.embed(x)\n"
@@ -259,7 +260,7 @@ def test_edits_cover_arguments_layers_indices_and_control_flow():
             "            break\n"
             "        out.append(emb[:, t].pow(2))\n"
             "    first = torch.stack(out, 1)[:, :, 0:H]\n"
-            "    z = torch.sigmoid(first)\n"
+            "    z = torch.sigmoid(first) / H ** 2\n"
             "    emb.mul_(2)\n"
             "    return nn.Linear(H, 3)(z * first)\n"
             "    ### END SOLUTION\n")
@@ -273,7 +274,9 @@ def test_edits_cover_arguments_layers_indices_and_control_flow():
                        ("flow", "`continue` where `break` is needed"),
                        ("inplace", "`emb[:, t].pow_(2)` where `emb[:, t].pow(2)` is needed"),
                        ("complement", "`1 - z` where `z` is needed"),
-                       ("swap", "`emb.div_(2)` where `emb.mul_(2)` is needed")):
+                       ("swap", "`emb.div_(2)` where `emb.mul_(2)` is needed"),
+                       ("sign", "`torch.sigmoid(-first) / H ** 2` where `torch.sigmoid(first) / H ** 2` is needed"),
+                       ("paren", "`(torch.sigmoid(first) / H) ** 2` where `torch.sigmoid(first) / H ** 2`")):
         assert any(text in d for d in descs.get(kind, [])), (kind, descs.get(kind))
 
 
