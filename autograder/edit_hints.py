@@ -43,14 +43,15 @@ SWAPS = {**{a: [b for b in ACTIVATIONS if b != a] for a in ACTIVATIONS},
          "bmm": ["matmul"], "cross_entropy": ["nll_loss"], "nll_loss": ["cross_entropy"],
          "repeat": ["repeat_interleave"], "repeat_interleave": ["repeat"], "tril": ["triu"], "triu": ["tril"],
          "exp": ["log"], "log": ["exp"], "zeros": ["ones"], "zeros_like": ["ones_like"], "matmul": ["mul"],
-         "mm": ["mul"]}
+         "mm": ["mul"], "mul_": ["div_"], "div_": ["mul_"], "mul": ["div"], "div": ["mul"], "add_": ["sub_"],
+         "sub_": ["add_"]}
 UNWRAP = set(ACTIVATIONS) | {"softmax", "log_softmax", "exp", "log", "t", "transpose", "flip", "sqrt", "float",
                              "reversed", "abs", "neg"}
 MOVABLE = set(ACTIVATIONS) | {"dropout", "softmax", "log_softmax", "exp", "log", "sqrt"}   # and self.<layer>(x)
 SHORT = 70
 # the kinds of edit, the likeliest mistake first: where several edits give the same values, the first is named
 PRIORITY = ("swap", "unwrap", "layer", "transpose", "drop", "delete", "operands", "args", "order", "op", "sign", "range",
-            "shift", "slice", "flow", "inplace",
+            "shift", "slice", "flow", "inplace", "complement",
             "compare", "flag", "mask", "keyword", "index", "reshape", "assign", "wrap", "move", "distribute", "attr",
             "unattr", "swapnames", "steps", "twice", "invert", "indent", "argument", "paren", "reverse", "unpack", "dup", "count",
             "constant", "name", "subst", "value")
@@ -94,6 +95,7 @@ KIND_WORDS = {"swap": "another function in place of the right one (an activation
                       "f(b, a) for f(a, b))",
               "layer": "a layer of the model left out: its input used as it is (an embedding, a projection or an "
                        "output layer not applied)",
+              "complement": "a gate where its complement is needed (r for 1 - r, z for 1 - z), or the other way",
               "flow": "break where continue is needed, or continue where break is (a loop left, or a step skipped)",
               "inplace": "an in-place operation (x.pow_, x.add_, x.masked_fill_, ...) where a new tensor is needed: "
                          "the input itself is overwritten",
@@ -490,6 +492,17 @@ def _unlikely_names(fn) -> set:
     return out
 
 
+def _gate_names(fn) -> set:
+    """The names a function assigns from a sigmoid (its gates: r, z, i, f, o), whose complement 1 - g a student may
+    write for g, or g for 1 - g."""
+    found = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and "sigmoid(" in ast.unparse(node.value):
+            for target in node.targets:
+                found |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return found
+
+
 def _function_names(fn) -> list[str]:
     names = [a.arg for a in fn.args.args + fn.args.kwonlyargs if a.arg != "self"]
     for n in ast.walk(fn):
@@ -624,7 +637,7 @@ def edits(source: str):
                 in_slice.add(id(n))
                 if isinstance(n, ast.Name):
                     index_names.add(n.id)
-    owners, exprs, unlikely = {}, {}, {}
+    owners, exprs, unlikely, gates = {}, {}, {}, {}
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             cls = next((p for p in ast.walk(tree) if isinstance(p, ast.ClassDef) and fn in p.body), None)
@@ -635,6 +648,7 @@ def edits(source: str):
             if id(fn) not in exprs:
                 exprs[id(fn)] = _operand_exprs(fn, region)
                 unlikely[id(fn)] = _unlikely_names(fn)
+                gates[id(fn)] = _gate_names(fn)
 
     def _function_of(node):
         while not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -691,6 +705,9 @@ def edits(source: str):
                 and not isinstance(parent, ast.Slice)):
             for step in (-1, 1):       # x[:, t - 1] for x[:, t], out[i, lengths + 1]: an index one step off
                 found.append((_offset(node, step), "shift"))
+        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and isinstance(parent, ast.BinOp)
+                and isinstance(parent.op, ast.Mult) and node.id in gates.get(id(_function_of(node)), ())):
+            found.append((ast.BinOp(ast.Constant(1), ast.Sub(), copy.deepcopy(node)), "complement"))  # 1 - r for r
         top = isinstance(parent, (ast.Assign, ast.Return))
         if top and isinstance(node, (ast.BinOp, ast.Call)):
             for other in names:     # the whole value replaced by another variable (a candidate returned for the state)

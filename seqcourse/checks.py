@@ -380,7 +380,9 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     if ee > 0 and int((e.abs() > 10 * atol).sum()) >= 2:   # a factor is meaningless for a single number
         c = float((a * e).sum()) / ee
         if abs(c - 1) > 1e-3 and abs(c) > 1e-6 and close(a, c * e):
-            return f"your values are {c:.4g} times the expected ones{_factor_name(c, sizes, 'a factor missing or extra?')}"
+            edit = _edit_hint(a, e, name, strong=False)    # a factor is what many slips give: an edit says which
+            return (f"{edit} (your values are {c:.4g} times the expected ones)" if edit else
+                    f"your values are {c:.4g} times the expected ones{_factor_name(c, sizes, 'a factor missing or extra?')}")
     scaled = _softmax_scale(a, e, close)
     if scaled is not None:
         return (f"your weights are a softmax of the expected energies times {scaled:.4g}"
@@ -422,6 +424,9 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     edit = _edit_hint(a, e, name, strong=False)
     if edit:
         return edit
+    prefix = _right_prefix(bad)
+    if prefix:
+        return prefix
     if bad.any() and n:
         parts = []
         for d in range(n):
@@ -444,6 +449,28 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
             return f"{desc}: yours gives {shown} instead of {wanted}"
     return ""
 
+
+
+def _right_prefix(bad: torch.Tensor) -> str:
+    """Every slice along one dimension right up to index k and every one after it wrong (k >= 1, at least two wrong):
+    what goes from one step (or example) to the next; "" otherwise."""
+    for d in range(bad.dim()):
+        size = bad.shape[d]
+        if size < 3:
+            continue
+        rows = bad.movedim(d, 0).reshape(size, -1)
+        wrong = rows.any(dim=1)
+        if not bool(wrong.any()):
+            continue
+        k = int(wrong.nonzero()[0])
+        if 1 <= k <= size - 2 and bool(wrong[k:].all()) and bool(rows[k:].float().mean() > 0.5):
+            right = "index 0" if k == 1 else f"indices 0 to {k - 1}"
+            return (f"the entries at {right} of dimension {d} are right and every later index is wrong: if dimension "
+                    f"{d} is time, what one step passes to the next goes wrong (the state carried over, or the input "
+                    f"fed to the next step: the target token with teacher forcing, the previous prediction "
+                    f"without?); if it is the batch, the first example's value used for all (an index [0] where "
+                    f"[:] is meant?)")
+    return ""
 
 
 def _edit_hint(a, e, name: str | None, strong: bool | None = None) -> str:
@@ -955,6 +982,16 @@ def assert_uses_argument(results: dict, argument: str, call: str = "your functio
     if not all(same(items[0][1], r) for _, r in items[1:]):
         return
     shown = " and ".join(f"{argument}={v!r}" for v, _ in items)
+    try:
+        first = _as_float64(items[0][1], "result")
+        empty = first.numel() == 0 or bool((first == 0).all())
+    except (AssertionError, TypeError, ValueError, RuntimeError):
+        empty = items[0][1] in ([], (), None, "")
+    if empty:
+        raise AssertionError(f"{call} gives {'0' if items[0][1] is not None else 'None'} (or nothing) for {shown}: "
+                             f"the result is empty or zero whatever {argument} is, so it cannot show whether "
+                             f"{argument} is used; first find why it is zero (a factor that is 0: a False, an empty "
+                             f"range or a count of 0 used in a product?)")
     raise AssertionError(f"{call} gives the same result for {shown}: it ignores its {argument} argument (a value "
                          f"written in its place, a default or a global used instead of {argument}?)")
 
@@ -1030,6 +1067,9 @@ def list_hint(got, want, count: str | None = None) -> str:
     if g == w:
         if list(got) == list(want)[::-1]:
             return "the same items in reverse order (sorted the wrong way round? best first is asked)"
+        moved = _moved_item(list(got), list(want))
+        if moved:
+            return moved
         return "the same items in another order (the order is part of the answer: check how you sort them)"
     rows = lambda v: all(isinstance(r, (list, tuple)) for r in v)  # noqa: E731
     if rows(got) and rows(want) and want and len({len(r) for r in want}) == 1:
@@ -1060,6 +1100,20 @@ def list_hint(got, want, count: str | None = None) -> str:
     return ""
 
 
+def _moved_item(got: list, want: list) -> str:
+    """One item of ``want`` taken out and put back elsewhere in ``got`` (an item appended where it is prepended, or
+    the reverse): which item, and where it is and should be; "" otherwise."""
+    for i in range(len(want)):
+        rest = want[:i] + want[i + 1:]
+        for j in range(len(want)):
+            if j != i and rest[:j] + [want[i]] + rest[j:] == got:
+                where = ("at the end" if j == len(want) - 1 else "at the start" if j == 0 else f"at position {j}")
+                should = ("at the start" if i == 0 else "at the end" if i == len(want) - 1 else f"at position {i}")
+                return (f"the item {want[i]!r} is {where} of your list where it belongs {should}, the other items "
+                        f"in order (appended where it is put in front, or the other way round?)")
+    return ""
+
+
 def _list_repeats(got, want, per_row: bool) -> str:
     """One item put in several times more (or fewer) than expected, in the middle of the list(s), all else in place:
     a step written inside a loop where it belongs once (an <eos> appended after every token), or the reverse; ""
@@ -1085,7 +1139,7 @@ def _list_repeats(got, want, per_row: bool) -> str:
         return (f"{'some of your lists stop' if per_row else 'your list stops'} before the end ({n} item"
                 f"{'s' * (n != 1)} missing at the end{'s' if per_row else ''}, the rest in place): the loop was left "
                 "too early (a break where continue is meant, a condition that stops every row when one is done, "
-                "or a range that ends too soon?)")
+                "or a range that ends too soon?), or a slice ends too early")
     if extra and not missing and len(set(extra)) == 1 and len(extra) >= 2:
         return (f"the item {extra[0]} is in your list{'s' if per_row else ''} {len(extra)} times more than expected, "
                 "between the expected items: a step written inside a loop where it belongs once (before or after "
@@ -1099,22 +1153,27 @@ def _list_repeats(got, want, per_row: bool) -> str:
 def _list_ends(got, want, per_row: bool) -> str:
     """The same item too many or missing at the same end of every list (``per_row``: of every row of a list of
     lists): a start token kept, a loop that starts or stops one step off; "" otherwise."""
-    def end(g, w):
+    def ends(g, w):
+        """{kind: the item} of every kind of end slip that explains this row (one row may fit two)."""
         g, w = list(g), list(w)
+        out = {}
         if len(g) == len(w) + 1 and g[1:] == w:
-            return "extra first", repr(g[0])
+            out["extra first"] = repr(g[0])
         if len(g) + 1 == len(w) and g == w[1:]:
-            return "missing first", repr(w[0])
+            out["missing first"] = repr(w[0])
         if len(g) + 1 == len(w) and g == w[:-1]:
-            return "missing last", repr(w[-1])
-        return None
+            out["missing last"] = repr(w[-1])
+        return out
     if not per_row and any(isinstance(v, (list, tuple)) for v in list(got) + list(want)):
         return ""                              # a list of lists of other lengths: its items are not tokens
     pairs = [(g, w) for g, w in (zip(got, want) if per_row else [(got, want)]) if list(g) != list(w)]
-    found = {end(g, w) for g, w in pairs}
-    if not pairs or None in found or len({kind for kind, _ in found}) != 1:
+    rows = [ends(g, w) for g, w in pairs]
+    kinds = set.intersection(*(set(r) for r in rows)) if rows else set()
+    if not kinds:
         return ""
-    kind, item = sorted(found)[0]
+    kind = sorted(kinds)[0]
+    found = {r[kind] for r in rows}
+    item = sorted(found)[0]
     each = " in each list" if per_row and len(pairs) > 1 else ""
     if kind == "extra first":
         same = len(found) == 1
@@ -1123,8 +1182,8 @@ def _list_ends(got, want, per_row: bool) -> str:
     if kind == "missing first":
         return (f"the first expected item is missing{each}: a loop that starts one step late, or a slice [1:] "
                 "too many?")
-    return (f"the last expected item is missing{each}: a loop or range that stops one step early, or the last step "
-            "not kept?")
+    return (f"the last expected item is missing{each}: a loop or range that stops one step early, a slice that ends "
+            "one item early (x[:k - 1] for x[:k]), or the last step not kept?")
 
 
 def results_when(fn: Callable, cases: dict) -> dict:
@@ -1382,8 +1441,9 @@ _ERROR_HINTS = (
      "x[...] = ..., x.add_) of a parameter or of an input that requires grad: compute a new tensor instead "
      "(or, for an update of weights, do it under torch.no_grad())"),
     ("Can't call numpy() on Tensor that requires grad", ".detach() before .numpy() (or keep the tensor)"),
-    ("multi-target not supported", "F.cross_entropy takes targets of class indices (N,) for scores (N, V): flatten "
-     "the targets like the scores (y.reshape(-1)), not (N, 1) or one-hot"),
+    ("multi-target not supported", "F.cross_entropy takes class ids (N,) for scores (N, C), or class probabilities "
+     "of the SAME shape (N, C): flatten the targets like the scores (y.reshape(-1)), not (N, 1); one-hot targets "
+     "need all C columns (F.one_hot(y, num_classes=C): without it the columns stop at the largest label present)"),
     ("expected target dtype to be Long", "targets of F.cross_entropy are class ids (int64), not floats: the ids, "
      "not the scores or the one-hot vectors (or .long())"),
     ("input.size(-1) must be equal to input_size", "the LSTM/RNN was built for another number of input features: "
@@ -1635,6 +1695,13 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
         if fix:
             where = "a new axis in the wrong place: " if len(small) == len(big) else ""
             hint += f"; {where}{base}{fix} would line its axes up with the equal sizes of {_fmt(big)}"
+            break
+        reduced = re.search(r"\b(sum|mean|max|amax|min|amin|logsumexp|norm|prod|std|var)\(", text)
+        lost = [k for k in range(len(big)) if big[:k] + big[k + 1:] == tuple(small)]
+        if reduced and lost and len(small) == len(big) - 1:
+            hint += (f"; {text} reduced away the axis {lost[-1]} of {_fmt(big)}: keepdim=True in the "
+                     f"{reduced.group(1)} keeps it with size 1 (or index its result with [..., None]), so that "
+                     f"it lines up with {_fmt(big)}")
             break
     return hint
 

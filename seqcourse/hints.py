@@ -243,9 +243,22 @@ def encrypt_error(text: str, line: str, ename: str, message: str) -> str:
                                                                         len(data))))).decode()
 
 
+def informative(message: str) -> bool:
+    """Whether an error's message says enough of the values to stand for one edit: two sizes or values at least (a
+    number of dimensions, "expected 2" values to unpack, or a position do not count), or a quoted name. "too many
+    values to unpack (expected 2)" or "Expected input to be 1D or 2D, got 3D" come from any of many mistakes: an edit
+    that raises them says nothing of the student's."""
+    msg = re.split(r"; |\. Likely cause| -- ", " ".join(str(message).split()), maxsplit=1)[0]
+    msg = re.sub(r"\b\d+-?D\b|\(expected \d+(, got \d+)?\)|\b(dimension|position|argument|arguments|dim)s? \d+|"
+                 r"#\d+", " ", msg)
+    return len(re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?", msg)) >= 2 or bool(re.search(r"'\w+'", msg))
+
+
 def describe_error(line: str, ename: str, message: str) -> str:
     """The edits of the reference that raise this very error (type and message) at this line of a visible test, in
     words; ``""`` when none was recorded."""
+    if not informative(message):
+        return ""
     token = _error_sites().get(error_key(line, ename, message))
     if token is None:
         return ""

@@ -999,3 +999,40 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
         message = " ".join(str(info.value).split())
         key = next((k for k, _ in checks._ERROR_HINTS if k in message), None)
         assert key is not None and part in key, (part, message, key)
+
+
+def test_trial_22i_misleading_and_partial_messages_name_their_cause():
+    """Trial 22i: a count that is 0 for every value of an argument is not "ignores its argument" (ch04-h04e); one
+    item moved from the front to the back of a list (ch06-h06b); each row cut one item short by a slice, where one
+    row is a single item (ch07-h07e: [] for [7] fits both a missing first and a missing last item); a softmax written
+    by hand whose sum lost its axis (ch08-h08a); outputs right at the first step and wrong after it (ch09-h09c)."""
+    import pytest
+
+    with pytest.raises(AssertionError, match=r"gives 0 \(or nothing\) for bias=True and bias=False: the result is "
+                                             r"empty or zero whatever bias is.*a False, an empty range"):
+        checks.assert_uses_argument({True: 0, False: 0}, "bias", "count_parameters('gru', 3, 6)")
+    assert "the item 1 is at position 3 of your list where it belongs at the start" in checks.list_hint(
+        [5, 4, 6, 1, 2], [1, 5, 4, 6, 2])
+    assert "the last expected item is missing in each list" in checks.list_hint([[5], []], [[5, 6], [7]])
+    assert "a slice that ends one item early" in checks.list_hint([[5], []], [[5, 6], [7]])
+    e = torch.randn(2, 5, 3, generator=torch.Generator().manual_seed(0))
+    a = e.clone()
+    a[:, 1:] += 0.3
+    assert "index 0 of dimension 1 are right and every later index is wrong" in checks.diagnose(a, e)
+    assert "dimension 1" not in checks.diagnose(e + 0.3, e)
+
+
+def test_a_sum_that_lost_its_axis_is_told_keepdim():
+    """A softmax by hand, e.exp() / e.exp().sum(-1): the broadcast error at the student's line offers keepdim=True."""
+    def softmax_by_hand(e):
+        return e.exp() / e.exp().sum(-1)
+
+    try:
+        softmax_by_hand(torch.ones(2, 3, 4))
+    except RuntimeError as exc:
+        tb = exc.__traceback__
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        frame = tb.tb_frame
+        hint = checks._shape_hint_at(str(exc), "return e.exp() / e.exp().sum(-1)", dict(frame.f_locals), "")
+    assert hint and "keepdim=True in the sum keeps it" in hint, hint

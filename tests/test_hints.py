@@ -248,8 +248,8 @@ def test_an_error_hint_is_said_in_words_and_only_for_its_own_error(tmp_path, mon
 
 
 def test_edits_cover_arguments_layers_indices_and_control_flow():
-    """The kinds added after trial 22h: two arguments swapped, a layer left out, an index or a slice bound one step
-    off, break for continue, an in-place twin of a method."""
+    """The kinds added after trials 22h and 22i: two arguments swapped, a layer left out, an index or a slice bound one
+    step off, break for continue, an in-place twin of a method, a gate for its complement, div_ for mul_."""
     cell = ("def g(model, x, lengths, H):\n"
             "    ### BEGIN SOLUTION\n"
             "    emb = model.embed(x)\n"
@@ -259,7 +259,9 @@ def test_edits_cover_arguments_layers_indices_and_control_flow():
             "            break\n"
             "        out.append(emb[:, t].pow(2))\n"
             "    first = torch.stack(out, 1)[:, :, 0:H]\n"
-            "    return nn.Linear(H, 3)(first)\n"
+            "    z = torch.sigmoid(first)\n"
+            "    emb.mul_(2)\n"
+            "    return nn.Linear(H, 3)(z * first)\n"
             "    ### END SOLUTION\n")
     descs = {}
     for _, desc, kind, place in edit_hints.edits(cell):
@@ -269,5 +271,21 @@ def test_edits_cover_arguments_layers_indices_and_control_flow():
                        ("shift", "`emb[:, t - 1]` where `emb[:, t]` is needed"),
                        ("slice", "`torch.stack(out, 1)[:, :, 0:H - 1]` where `torch.stack(out, 1)[:, :, 0:H]`"),
                        ("flow", "`continue` where `break` is needed"),
-                       ("inplace", "`emb[:, t].pow_(2)` where `emb[:, t].pow(2)` is needed")):
+                       ("inplace", "`emb[:, t].pow_(2)` where `emb[:, t].pow(2)` is needed"),
+                       ("complement", "`1 - z` where `z` is needed"),
+                       ("swap", "`emb.div_(2)` where `emb.mul_(2)` is needed")):
         assert any(text in d for d in descs.get(kind, [])), (kind, descs.get(kind))
+
+
+def test_an_error_that_many_mistakes_raise_gets_no_edit_hint():
+    """Trial 22i ch03-h03d and ch03-h03e: "Expected input to be 1D or 2D, got 3D" and "too many values to unpack
+    (expected 2)" come from any of many mistakes; the edit recorded for them named a wrong cause. An error speaks for
+    an edit only when its message holds two sizes or values, or a quoted name."""
+    for message in ("LSTMCell: Expected input to be 1D or 2D, got 3D instead", "too many values to unpack (expected 2)",
+                    "not enough values to unpack (expected 3, got 2)", "Boolean value of Tensor with more than one "
+                    "value is ambiguous"):
+        assert not hints.informative(message), message
+    for message in ("ManyToOne(x): expected shape (2, 6), got (1, 6); dimension 0 is 2 times too small",
+                    "index 2 is out of bounds for dimension 1 with size 2", "mat1 and mat2 shapes cannot be "
+                    "multiplied (3x5 and 8x2)", "attend() missing 1 required positional argument: 'mask'"):
+        assert hints.informative(message), message
