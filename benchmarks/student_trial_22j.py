@@ -308,8 +308,116 @@ CASES = M + OK
 #      a bare value mismatch, or PyTorch's own error with no cause;
 #   N  not at all: nothing in it leads to the cause;
 #   M  misleading: it names a wrong cause, or blames code that is right.
-# "-": no visible test fails.
-VERDICTS: dict[str, tuple[str, str]] = {}
+# "-": no visible test fails. Read from student_view.json after the merge of 86643f8 (the go commit, 12:53 UTC).
+VERDICTS: dict[str, tuple[str, str]] = {
+    "ch01-h01a": ("Pa", "ManyToOne(x): 12 of 12 entries differ (largest 0.0046): a bare mismatch of the right function; the random "
+                        "initial state is not said (and the numbers change from run to run: the grader's run got another text, "
+                        "with a likely cause 'what one step passes to the next', not the student's)"),
+    "ch01-h01b": ("P", "expected shape (2, 5, 6), got (2, 5): 'axis 2 (size 6) ... is missing: ... reduced over (a sum or mean too "
+                       "many?)': the argmax reduces the class axis; drop it and return the logits"),
+    "ch01-h01c": ("P", "'object has no attribute decoder -- ... one edit (in ManyToManyAsync.__init__): a step left out': the "
+                       "decoder is never made (Python's 'did you mean encoder?' is its own)"),
+    "ch01-h01d": ("P", "at loss.backward(): 'the result was cut from the graph (torch.no_grad(), .detach(), .item())': the "
+                       "torch.no_grad() block is named"),
+    "ch01-h01e": ("Pa", "Python's own \"'float' object is not iterable\" at `losses += train_step(...)`: the line, no course "
+                        "text (that += extends a list, append adds one item, is left to the student; read as self-sufficient, "
+                        "as trial 22i read its ch06-h06a, it would be P)"),
+    "ch02-h02a": ("Pa", "the line with math.tanh and 'int() or float() of a tensor of several values: convert one entry "
+                        "(t[b].item()) or keep a tensor': the conversion is the right mechanism, but math.tanh is not named "
+                        "and the fixes offered (.item(), .tolist()) do not fit; torch.tanh is not said"),
+    "ch02-h02b": ("P", "shape (2, 2, 4) for (2, 5, 4), then two single edits: 'two variables in each other's place' (not the "
+                       "student's) OR 'in rnn_layer, the loop over `t`: another variable in place of the right one' (these give "
+                       "the same error): the second, located one is exactly len(x) for T (a stricter reading, the wrong "
+                       "alternative listed first, would make it M)"),
+    "ch02-h02c": ("P", "'got (2, 5, 1, 4); an extra dimension of size 1 (index it with [0] or squeeze it)': the unsqueeze(1) "
+                       "before the stack is the extra axis"),
+    "ch02-h02d": ("Pa", "'the entries at index 0 are right and every later index is wrong: ... what one step passes to the next "
+                        "goes wrong (the state carried over, or the input fed to the next step...)': the first step of the "
+                        "recursion is located, not that states[:, -k] reads h_1 for k = 0"),
+    "ch02-h02e": ("Pa", "'1 of 5 entries differ ... got 3.4e-18, expected 2.45 ... the wrong entries are only at index 0': "
+                        "located (norms[0]), not that it is never written (torch.empty)"),
+    "ch03-h03a": ("P", "c differs: 'your values are what you get with ... `torch.tanh(c)` where `c` is needed (in lstm_cell, the "
+                       "returned value)': the returned c is tanh(c); the only tanh on c is c.tanh_() (that it works in place is "
+                       "left to the student)"),
+    "ch03-h03b": ("Pa", "c (the new cell state): 8 of 8 entries differ: a bare mismatch (i + g for i * g not named)"),
+    "ch03-h03c": ("Pa", "c of lstm_cell_nobias: 8 of 8 entries differ: a bare mismatch (the + 1.0 in the forget gate not named)"),
+    "ch03-h03d": ("Pa", "\"Wx['o']: expected shape (2, 3), got (0, 3)\": the empty block of o is shown, not that the slices are "
+                        "numbered from 1"),
+    "ch03-h03e": ("P", "outputs (2, 3, 4) for (2, 5, 4), 'in lstm_layer, the loop over `t`: another variable in place of the "
+                       "right one': the loop's bound T, read from x.shape[-1]"),
+    "ch04-h04a": ("P", "'`z * (r * h)` where `z * h` is needed (in gru_cell_textbook, the returned value)': h was rebound to r * h"),
+    "ch04-h04b": ("M", "at `n = torch.tanh(i_n + r * h_n)`: r (2, 4) against h_n (2,), 'h_n[:, None] would line its axes up': "
+                       "the fix offered is wrong (it broadcasts one column over the block, silently); h_n must be the (B, H) "
+                       "block: the colon of gh[:, -H:] is missing"),
+    "ch04-h04c": ("Pa", "count_parameters('rnn', 5, 7, bias=False): got 0, expected 84: the case is shown (0 without biases), "
+                        "not the conditional expression that takes the whole sum"),
+    "ch04-h04d": ("Pa", "count_parameters('lstm', 8, 16, num_layers=2, bidirectional=True): got 19456, expected 9728: a bare "
+                        "mismatch (exactly 2x, not said; the directions counted twice not named)"),
+    "ch04-h04e": ("M", "'your values are what you get with one edit (in count_parameters, the line that computes "
+                       "`per_direction`): an expression written where only one of its variables is needed': that line is the "
+                       "reference's; the cause is hidden_size doubled and directions = 1 (a bidirectional layer counted as "
+                       "one wider layer)"),
+    "ch05-h05a": ("P", "index out of bounds at `return x.gather(-1, idx)`, 'the returned value: another number (an index, axis, "
+                       "size or count off?)': the axis -1 for 1"),
+    "ch05-h05b": ("M", "at the torch.cat: forward_last (2, 4), backward_first (1, 4), 'dim=-2 would join them there': a wrong "
+                       "fix; the halves were cut from the rows ([:H] on a (B, 2H) result), the join axis is right"),
+    "ch05-h05c": ("P", "input_size 5 for 3 inside lstm_direction, 'check what forward passes to it -- ... (in "
+                       "BiLSTMFromCells.forward, the line that computes `out_b, h_b, c_b`): another variable in place of the "
+                       "right one': out_f for x"),
+    "ch05-h05d": ("Pa", "PyTorch's 'only integer tensors of a single element can be converted to an index' at "
+                        "`outputs[:, :lengths]`: the line, no cause or fix (a mask)"),
+    "ch05-h05e": ("M", "h_n (1, 2, 4) for (3, 2, 4), 'Likely cause: ... the loop over `l, layer`: a line indented into a loop, "
+                       "or out of it (a return, a break or an update in the wrong place)': nothing is misplaced; the return "
+                       "gives the loop's last (h_n, c_n) instead of the stacked hs, cs"),
+    "ch06-h06a": ("M", "at `return SPECIALS + kept.sort(...)`: 'a value is None: an argument that may be None (...mask=None...), "
+                       "or a function of yours that ends without `return`': neither; list.sort sorts in place and returns None "
+                       "(Python's own text shows the None, the course's causes point elsewhere)"),
+    "ch06-h06b": ("Pa", "'expected right padding with 0, got [[9, 10, 7], [9, 10, 7], [9, 10, 7]]': every row the same is "
+                        "visible, the missing row index is not said"),
+    "ch06-h06c": ("P", "'outputs: expected a torch.Tensor, got a tuple of 2 items': pad_packed_sequence's pair not unpacked"),
+    "ch06-h06d": ("P", "'tgt was changed by your function ... 0 before, -100 after; it writes into its input (... x[...] = ... or "
+                       "a view of x): compute a new tensor (out of place, or on x.clone())'"),
+    "ch06-h06e": ("M", "all rows equal: 'one value used for every row of the batch (an argmax or max without dim=, an index that "
+                       "is not per row, or one row broadcast over the others?)': the argmax and the indices are right; the rows "
+                       "are one list ([[]] * B), which none of the causes says"),
+    "ch07-h07a": ("Pa", "c differs: 'your result does not change when c_prev is replaced by other numbers: that input is not "
+                        "used (a term left out?)': true (the state's c is never read), but the guess 'a term left out' points at "
+                        "the c line, not at `h_prev, c_prev = state[0]`"),
+    "ch07-h07b": ("Pa", "long vs float at the LSTMCell's product, 'check what forward passes to it -- ... token ids (int64) go "
+                        "through an embedding first ... (.float(), or the right tensor?)': the call is located, but not which "
+                        "argument is int64 (the zero state from src.new_zeros)"),
+    "ch07-h07c": ("M", "at the masked_fill: scores (2, 6, 1) against ~mask (2, 6), 'mask[:, :, None] would line its axes up': a "
+                       "wrong fix (the softmax then runs over one entry); the scores must be (B, Tx): energy @ self.v, not "
+                       "@ v[:, None]"),
+    "ch07-h07d": ("P", "'weights: expected shape (2, 5), got (2, 1, 5); an extra dimension of size 1 (index it with [0] or "
+                       "squeeze it)': the weights were reassigned to their unsqueezed form"),
+    "ch07-h07e": ("Pa", "PyTorch's 'output with shape [2] doesn't match the broadcast shape [2, 2]' at `done |= y == eos_index`: "
+                        "the line, nothing added (y (B, 1) from keepdim=True not said)"),
+    "ch08-h08a": ("P", "'expected scalar type Double but found Float -- float32 and float64 tensors are mixed: convert with "
+                       ".to(x.dtype)' at the contexts line: the float64 weights from dtype=torch.float64"),
+    "ch08-h08b": ("Pa", "'dot_attention passes attend energies of shape (2, 3, 2, 4) ... they must be (B, Ty, Tx)': the wrong "
+                        "shape at the right line, not that tensordot pairs every batch with every batch"),
+    "ch08-h08c": ("P", "energies (2, 3, 3) for (2, Ty, 4), 'the line that computes `energies`: another variable in place of the "
+                       "right one': dec for enc"),
+    "ch08-h08d": ("-", "full marks and no visible failure: the values are right and no test of Part 5 takes a gradient; the keys "
+                       "computed under torch.no_grad() give V and the encoder states no gradient through the energies"),
+    "ch08-h08e": ("M", "'your values are what you get if you count everything B=2 times too often (multiplied by B once too "
+                       "many)': B is counted right; every multiply-add was counted as 2 operations (the factor 2 equals B by "
+                       "chance)"),
+    "ch09-h09a": ("P", "'not enough values to unpack (expected 3, got 2)' at `out, h_n, c_n = model.encoder(packed)`, 'unpacking "
+                       "a call means the function returns another number of values': the LSTM returns (out, (h_n, c_n))"),
+    "ch09-h09b": ("M", "'batch1 must be a 3D tensor' at the context's bmm, '... a 2-D state needs [:, None] first': the bmm line "
+                       "is right; alpha is (B, B, Tx) because the mask was broadcast as (B, 1, Tx) on (B, Tx) energies"),
+    "ch09-h09c": ("Pa", "logits (2, 4, 2, 6) for (2, 4, 6): 'an extra axis 2 of size 2: every step kept where one is asked (index "
+                        "it), or a reduction over it missing?': the extra axis is shown, the input slice tgt_in[:, t:t + 1] is "
+                        "not located (indexing the logits would be the wrong place)"),
+    "ch09-h09d": ("M", "'logits[real] has 6 rows of scores but tgt_out.reshape(-1) has 8 targets' (true: that alone shows the "
+                       "cause), then the named causes 'a loop that runs one step too many or too few, or targets not shifted "
+                       "by one' and 'two arguments of a call in each other's place': none is the student's (the targets are "
+                       "not masked like the scores)"),
+    "ch09-h09e": ("Pa", "beam_size=1: hypotheses [[0, 1, 2, 3, 4, 5, 0, 1, ...]], expected [[5, 3, 3, 5]]: a bare mismatch; the "
+                        "list holding every token tried shows the sharing, not said"),
+}
 
 
 def main(argv=None):
