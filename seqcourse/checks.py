@@ -1096,7 +1096,8 @@ def list_hint(got, want, count: str | None = None) -> str:
         which = next((i for i, x in enumerate(map(key, want)) if x == rest[0]), None)
         return ("every item is the same" + (f", item {which}'s" if which is not None else "") + ": one value used "
                 "for every row of the batch (an argmax or max without dim=, an index that is not per row, or one "
-                "row broadcast over the others?)")
+                "row broadcast over the others?), or ONE list shared by every row ([[]] * B makes B references to "
+                "one list, so an append to one row appends to all: [[] for _ in range(B)])")
     return ""
 
 
@@ -1375,8 +1376,10 @@ _ERROR_HINTS = (
     ("must have same number of dimensions", "tensors with different numbers of axes: print their shapes (an axis "
      "indexed away or never added, a matrix product that broadcast a batch against itself, or a .squeeze() that "
      "also removed the batch axis of a batch of one?)"),
-    ("NoneType", "a value is None: an argument that may be None (does the docstring allow mask=None or "
-     "lengths=None?), or a function of yours that ends without `return`"),
+    ("NoneType", "a value is None: the result of a method that works in place and returns None (list.sort(), "
+     "list.append(), list.reverse(), dict.update(): use sorted(x) or call it on its own line, then use the list), "
+     "an argument that may be None (does the docstring allow mask=None or lengths=None?), or a function of yours "
+     "that ends without `return`"),
     ("does not require grad and does not have a grad_fn", "the result was cut from the graph (torch.no_grad(), "
      ".detach(), .item()): keep it a tensor computed from the inputs"),
     ("modified by an inplace operation", "an in-place operation (x[...] = ..., +=, masked_fill_) changed a tensor "
@@ -1405,7 +1408,8 @@ _ERROR_HINTS = (
     ("self must be a matrix", "torch.mm multiplies two 2-D matrices only: for a batch (B, n, m) use @ or torch.bmm "
      "(@ also broadcasts a 2-D weight over the batch)"),
     ("must be a 3D tensor", "torch.bmm multiplies two 3-D tensors (B, n, m) and (B, m, p): a 2-D weight needs @ "
-     "(which broadcasts it over the batch), a 2-D state needs [:, None] or [..., None] first"),
+     "(which broadcasts it over the batch), a 2-D state needs [:, None] or [..., None] first; or the tensor has "
+     "another number of axes than it should because of a line before (print its shape where it is made)"),
     ("input has inconsistent input_size", "the RNN was built for another number of input features than the input "
      "has: input_size is the size of the input's LAST axis (the embedding size; 2 * H after a bidirectional layer; "
      "the features plus what is concatenated to them)"),
@@ -1684,6 +1688,11 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
     axis = next(d for d in range(n - 1, -1, -1) if pa[d] != pb[d] and 1 not in (pa[d], pb[d]))
     hint = (f"{ta} has shape {_fmt(sa)} and {tb} has shape {_fmt(sb)}: broadcasting lines shapes up from the RIGHT, "
             f"so their axis {axis - n} meets {pa[axis]} against {pb[axis]}")
+    for extra, other, text in ((sa, sb, ta), (sb, sa, tb)):
+        if len(extra) == len(other) + 1 and extra[-1] == 1 and extra[:-1] == other:
+            return (hint + f"; {text} has a last axis of size 1 that {_fmt(other)} does not have: was it made with "
+                    f"an extra axis (a product with a (k, 1) column, or keepdim=True)? {text}.squeeze(-1) drops it; "
+                    f"adding an axis to the other side instead would run the next step over that single entry")
     for small, big, text in sorted([(sa, sb, ta), (sb, sa, tb)], key=lambda x: len(x[0])):
         core = tuple(s for s in small if s != 1)
         if len(core) >= len(big):
@@ -1695,6 +1704,10 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
         if fix:
             where = "a new axis in the wrong place: " if len(small) == len(big) else ""
             hint += f"; {where}{base}{fix} would line its axes up with the equal sizes of {_fmt(big)}"
+            if len(small) < len(big):
+                hint += (f" -- if {base} has the shape you meant: one axis fewer may also be an index that dropped "
+                         f"an axis where {base} was made (x[:, k] for x[:, k:], a slice's colon lost) or a "
+                         f"reduction too many")
             break
         reduced = re.search(r"\b(sum|mean|max|amax|min|amin|logsumexp|norm|prod|std|var)\(", text)
         lost = [k for k in range(len(big)) if big[:k] + big[k + 1:] == tuple(small)]
@@ -1918,7 +1931,10 @@ def _join_hint(msg: str, values: list) -> str | None:
                  else f"dim={ast.unparse(dim_node)}")
         hint = f"torch.{node.func.attr} joins along {where}, so every other axis must be equal: {shown}"
         if fits:
-            hint += f"; they differ only on axis {fits[-1] - n}: dim={fits[-1] - n} would join them there"
+            k = fits[-1]
+            hint += (f"; they differ only on axis {k - n}: dim={k - n} would join them there, if that is the axis you "
+                     f"mean; if not, one of them was cut on axis {k - n} where it was made (a slice or an index on "
+                     f"the wrong axis: x[:H] cuts the first axis, x[..., :H] the last)")
         return hint
     return None
 
@@ -1987,6 +2003,12 @@ def _loss_rows_hint(values: list) -> str | None:
                         f"({whole.shape[-1]}), but `{ts}` makes rows of {s.shape[-1]} entries (another axis' "
                         f"size): `{src}.{flat.func.attr}(-1, {src}.shape[-1])` gives one row of "
                         f"{whole.shape[-1]} scores per target")
+        masked = [ast.unparse(a) for a in node.args[:2] if isinstance(a, ast.Subscript)
+                  and _value_at(a.slice, values) is not None and getattr(_value_at(a.slice, values), "dtype", None)
+                  == torch.bool]
+        if len(masked) == 1:
+            return (hint + f"; {masked[0]} keeps only the entries its mask selects and the other argument keeps "
+                    "them all: mask both the same way (or neither, with ignore_index=)")
         step = math.gcd(n, m)
         if step > 1 and abs(n - m) == step and min(n, m) // step >= 1:
             hint += (f"; they differ by {step} rows, one step for a batch of {step}? (a loop that runs one step "
@@ -2237,7 +2259,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
     mine = [f for f in cell_frames if f.filename != outer.filename and f.filename not in _INSTRUCTOR_CELLS]
     deepest = mine[-1] if mine else cell_frames[-1]
     hint = next((h for key, h in _ERROR_HINTS if key in msg), "")
-    specific = False          # a hint made from the values at the student's line (said before an edit hint)
+    specific = False          # a hint made from the values at the student's line (then no edit hint is said)
     if mine:
         frame = next((fr for fr, lineno in traceback.walk_tb(tb)
                       if fr.f_code.co_filename == deepest.filename and lineno == deepest.lineno), None)
@@ -2255,11 +2277,9 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             pass
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
-    if "what you get with" not in msg:
+    if "what you get with" not in msg and not specific:   # a hint made from the student's own values says more
         edit = _error_edit_hint(outer.line or "", ename, str(value))
-        if edit and specific:
-            hint = f"{hint}. Also: {edit}"
-        elif edit:
+        if edit:
             hint = f"Likely cause: {edit}" + (f"; {hint}" if hint else "")
     here = f"{_cell_label(shell, outer.filename)}, line {outer.lineno}"
     caller, received = _caller_of(mine, tb, shell) if mine else ("", "")

@@ -1036,3 +1036,12 @@ def test_a_sum_that_lost_its_axis_is_told_keepdim():
         frame = tb.tb_frame
         hint = checks._shape_hint_at(str(exc), "return e.exp() / e.exp().sum(-1)", dict(frame.f_locals), "")
     assert hint and "keepdim=True in the sum keeps it" in hint, hint
+
+
+def test_trial_22j_misleading_messages_name_another_possible_cause():
+    """Trial 22j: a list shared by every row ([[]] * B) is named with "every item is the same" (ch06-h06e); the
+    NoneType hint names an in-place method used as a value first (ch06-h06a, `SPECIALS + kept.sort()`)."""
+    assert "ONE list shared by every row ([[]] * B" in checks.list_hint([[6, 9], [6, 9], [6, 9]], [[6], [9], [4]])
+    message = 'can only concatenate list (not "NoneType") to list'
+    hint = next(h for k, h in checks._ERROR_HINTS if k in message)
+    assert hint.startswith("a value is None: the result of a method that works in place and returns None (list.sort()")
