@@ -100,6 +100,11 @@ def _stream(material: bytes, n: int) -> bytes:
     return out[:n]
 
 
+def _xor(data: bytes, material: bytes) -> bytes:
+    """``data`` XOR the key stream of ``material``: encrypts and decrypts."""
+    return bytes(a ^ b for a, b in zip(data, _stream(material, len(data))))
+
+
 def fingerprint(value, prefer=None) -> dict | None:
     """A fingerprint of ``value``: its shape, a rounding step, the hash of up to 12 stable rounded entries (half of
     them, where ``prefer`` is a boolean mask, taken among the preferred entries) and two projections of every entry
@@ -184,18 +189,15 @@ def differing(value, expected, q) -> torch.Tensor | None:
 
 
 def encrypt(text: str, value, pattern: dict) -> str:
-    m = _material_of(value, pattern, b"d")
-    data = text.encode()
-    return base64.b64encode(bytes(a ^ b for a, b in zip(data, _stream(m, len(data))))).decode()
+    return base64.b64encode(_xor(text.encode(), _material_of(value, pattern, b"d"))).decode()
 
 
 def decrypt(token: str, value, pattern: dict) -> str | None:
     m = _material_of(value, pattern, b"d")
     if m is None:
         return None
-    data = base64.b64decode(token)
     try:
-        return bytes(a ^ b for a, b in zip(data, _stream(m, len(data)))).decode()
+        return _xor(base64.b64decode(token), m).decode()
     except UnicodeDecodeError:
         return None
 
@@ -225,12 +227,17 @@ def _error_sites() -> dict:
     return found
 
 
-def _error_material(line: str, ename: str, message: str) -> bytes:
-    """What identifies an error: the test's line that raised it, its type and its message (spaces and addresses
-    normalised; a check's message up to its explanation, so that rewording an explanation keeps the hints)."""
+def _message_head(message: str) -> str:
+    """An error's message with spaces and addresses normalised, up to its explanation (a check's "; ...", ". Likely
+    cause", " -- "): what the error says of the values, not how the course explains it."""
     msg = re.sub(r"0x[0-9a-fA-F]+", "0x", " ".join(str(message).split()))
-    msg = re.split(r"; |\. Likely cause| -- ", msg, maxsplit=1)[0]
-    return b"e" + json.dumps([" ".join(str(line).split()), ename, msg]).encode()
+    return re.split(r"; |\. Likely cause| -- ", msg, maxsplit=1)[0]
+
+
+def _error_material(line: str, ename: str, message: str) -> bytes:
+    """What identifies an error: the test's line that raised it, its type and the head of its message (rewording an
+    explanation keeps the hints)."""
+    return b"e" + json.dumps([" ".join(str(line).split()), ename, _message_head(message)]).encode()
 
 
 def error_key(line: str, ename: str, message: str) -> str:
@@ -238,9 +245,7 @@ def error_key(line: str, ename: str, message: str) -> str:
 
 
 def encrypt_error(text: str, line: str, ename: str, message: str) -> str:
-    data = text.encode()
-    return base64.b64encode(bytes(a ^ b for a, b in zip(data, _stream(b"d" + _error_material(line, ename, message),
-                                                                        len(data))))).decode()
+    return base64.b64encode(_xor(text.encode(), b"d" + _error_material(line, ename, message))).decode()
 
 
 def informative(message: str) -> bool:
@@ -248,9 +253,8 @@ def informative(message: str) -> bool:
     number of dimensions, "expected 2" values to unpack, or a position do not count), or a quoted name. "too many
     values to unpack (expected 2)" or "Expected input to be 1D or 2D, got 3D" come from any of many mistakes: an edit
     that raises them says nothing of the student's."""
-    msg = re.split(r"; |\. Likely cause| -- ", " ".join(str(message).split()), maxsplit=1)[0]
     msg = re.sub(r"\b\d+-?D\b|\(expected \d+(, got \d+)?\)|\b(dimension|position|argument|arguments|dim)s? \d+|"
-                 r"#\d+", " ", msg)
+                 r"#\d+", " ", _message_head(message))
     return len(re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?", msg)) >= 2 or bool(re.search(r"'\w+'", msg))
 
 
@@ -262,10 +266,8 @@ def describe_error(line: str, ename: str, message: str) -> str:
     token = _error_sites().get(error_key(line, ename, message))
     if token is None:
         return ""
-    data = base64.b64decode(token)
     try:
-        return bytes(a ^ b for a, b in zip(data, _stream(b"d" + _error_material(line, ename, message),
-                                                          len(data)))).decode()
+        return _xor(base64.b64decode(token), b"d" + _error_material(line, ename, message)).decode()
     except UnicodeDecodeError:
         return ""
 
