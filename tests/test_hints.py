@@ -214,14 +214,42 @@ def test_a_guessed_error_or_value_opens_a_place_never_code(assignment):
     """Attack: an error message is easy to guess (a shape error's sizes), and so are weak values (a count, a short
     list): raise that error in your own function, or return those values, and the hint opens. What it says must
     then be words: the kind of edit and a place named by what the line computes, returns, loops over or calls,
-    never a line of the reference. Checked on every edit of every solution cell (the words a hint is made of)."""
+    never a line of the reference. Checked on the place of every statement of every solution region (the place an
+    edit there is named by; edits() yields exactly these, see the test below) and on every kind's words."""
+    import ast
+
     cells, _, _ = edit_hints._cells(assignment)
     for src, role, _ in cells:
         if role != "solution":
             continue
-        for _, _, kind, place in edit_hints.edits(src):
-            assert PLAIN_PLACE.fullmatch(place), (kind, place)
-            assert "`" not in edit_hints.KIND_WORDS[kind].replace("``", "")
+        region, tree = edit_hints._solution_region(src), ast.parse(src)
+        for cls in [None] + [c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)]:
+            for fn in (cls.body if cls else tree.body):
+                if isinstance(fn, ast.FunctionDef):
+                    label = f"{cls.name}.{fn.name}" if cls else fn.name
+                    for stmt in ast.walk(fn):
+                        if isinstance(stmt, ast.stmt) and stmt.lineno in region:
+                            place = edit_hints._plain_where(stmt, label)
+                            assert PLAIN_PLACE.fullmatch(place), place
+    for kind, words in edit_hints.KIND_WORDS.items():
+        assert "`" not in words, kind
+
+
+def test_the_places_edits_yield_are_the_plain_places():
+    """edits() names each edit's place in words (its 4th item), by _plain_where or the function alone."""
+    cell = ("def f(x, h, W, b, out):\n"
+            "    ### BEGIN SOLUTION\n"
+            "    a = torch.tanh(x @ W.T + b)\n"
+            "    for t in range(x.shape[1]):\n"
+            "        out.append(a * h[:, t])\n"
+            "    if b is not None:\n"
+            "        out[0] = a\n"
+            "    return torch.stack(out, 1)\n"
+            "    ### END SOLUTION\n")
+    places = {place for _, _, _, place in edit_hints.edits(cell)}
+    assert places and all(PLAIN_PLACE.fullmatch(p) for p in places), places
+    assert {"in f, the line that computes `a`", "in f, the loop over `t`", "in f, the line that calls `append`",
+            "in f, an `if` test", "in f, the line that writes into `out`", "in f, the returned value"} <= places
 
 
 def test_an_error_hint_is_said_in_words_and_only_for_its_own_error(tmp_path, monkeypatch):
