@@ -192,9 +192,15 @@ def _moves(node):
             yield _with_arg(node.right, ast.BinOp(node.left, node.op, node.right.args[0])), "move"
 
 
+def _on_object(node: ast.Call) -> bool:
+    """A method called on an object (``x.pow(2)``, ``h.t()``), not a function of a module (``torch.tanh(x)``)."""
+    return isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
+                                                         and node.func.value.id in ("torch", "F", "nn", "math"))
+
+
 def _call_candidates(node: ast.Call):
-    """The edits of one call: another function, the call left out, its arguments (one forgotten, two swapped, an
-    option left out or flipped), a loop's range, a mask inverted or its layer left out."""
+    """The edits of one call: another function, the call left out, its in-place twin, its arguments (one forgotten,
+    two swapped, an option left out or flipped), a loop's range, a mask inverted or its layer left out."""
     name = callee_name(node)
     for other in SWAPS.get(name, ()):
         yield _renamed(node, other), "swap"
@@ -203,11 +209,14 @@ def _call_candidates(node: ast.Call):
         new.args[0] = ast.UnaryOp(ast.USub(), new.args[0])
         yield new, "sign"
     if name in UNWRAP:
-        if isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
-                                                         and node.func.value.id in ("torch", "F", "nn", "math")):
+        if _on_object(node):
             yield node.func.value, "unwrap"
         elif node.args:
             yield node.args[0], "unwrap"
+    if _on_object(node) and node.func.attr in INPLACE:
+        new = copy.deepcopy(node)                        # x.pow(2) as x.pow_(2): the input itself overwritten
+        new.func.attr += "_"
+        yield new, "inplace"
     if name == "range" and len(node.args) == 1:
         yield ast.Call(func=node.func, args=[ast.Constant(1), node.args[0]], keywords=[]), "range"
         for step in (-1, 1):                   # range(T - 1), range(T + 1): one step too few or too many
@@ -331,11 +340,6 @@ def _candidates(node, names: list[str], attrs: dict):
             yield ast.Slice(ast.Constant(1), None, None), "slice"
     if isinstance(node, (ast.Break, ast.Continue)):     # break where continue is meant, or the other way
         yield (ast.Continue() if isinstance(node, ast.Break) else ast.Break()), "flow"
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in INPLACE
-            and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "F", "nn", "math"))):
-        new = copy.deepcopy(node)                        # x.pow(2) as x.pow_(2): the input itself overwritten
-        new.func.attr += "_"
-        yield new, "inplace"
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         flips = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
                  ast.NotEq: ast.Eq}
@@ -1013,9 +1017,7 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
                         _, i, line, ename, msg = item
                         entry = errors.setdefault(hints.error_key(line, ename, msg),
                                                   {"cell": cells[i][2], "raised": (line, ename, msg), "texts": []})
-                        if desc not in [t[2] for t in entry["texts"]]:
-                            entry["texts"].append((PRIORITY.index(kind), len(entry["texts"]), desc,
-                                                   (place, KIND_WORDS[kind])))
+                        _add_text(entry["texts"], desc, kind, place)
                         continue
                     i, m, name, ev, av = item
                     fp_e = hints.fingerprint(ev)
@@ -1026,9 +1028,7 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
                         continue               # a constant value (all zeros...) says nothing of the edit
                     site = sites.setdefault((i, m), {"cell": cells[i][2], "name": name, "expected": fp_e, "hints": {}})
                     entry = site["hints"].setdefault(fp_a["key"], {"value": fp_a, "texts": [], "value_tensor": av})
-                    if desc not in [t[2] for t in entry["texts"]]:
-                        plain = (place, KIND_WORDS[kind])
-                        entry["texts"].append((PRIORITY.index(kind), len(entry["texts"]), desc, plain))
+                    _add_text(entry["texts"], desc, kind, place)
         out_sites = []
         for (i, m), site in sorted(sites.items()):
             hints_out = []
@@ -1049,7 +1049,7 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
         for key, entry in sorted(errors.items()):
             if len({t[3][0] for t in entry["texts"]}) > ERROR_PLACES or len(entry["texts"]) > AMBIGUOUS:
                 continue           # an error that edits in many places raise says nothing of the place
-            text = _hint_text(entry["texts"], True, "this error is what you get with ")
+            text = _hint_text(entry["texts"], True, "error")
             out_errors.append({"cell": entry["cell"], "key": key, "text": hints.encrypt_error(text, *entry["raised"])})
         spent = time.monotonic() - t0
         digest = source_digest(assignment)
@@ -1062,14 +1062,25 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
         os.chdir(here)
 
 
+def _add_text(texts: list, desc: str, kind: str, place: str) -> None:
+    """Record one more edit that gives a value (or raises an error): its likelihood (the kind's priority), its
+    order of arrival, its description in code, and its place and kind in words; an edit described already is not
+    added twice."""
+    if desc not in [t[2] for t in texts]:
+        texts.append((PRIORITY.index(kind), len(texts), desc, (place, KIND_WORDS[kind])))
+
+
 SAID = 3     # the edits named in one hint when several give the same values
 
 
-def _hint_text(texts: list, weak: bool, lead: str = "your values are what you get with ") -> str:
-    """What a hint says: the edits that give these values, the likeliest kind first (at most SAID of them: the
-    first one alone may not be the student's); ``weak``: in words (the kind of edit and its place), not code;
-    ``lead``: the words before the edits."""
-    prefix = lead
+LEADS = {"values": "your values are what you get with ", "error": "this error is what you get with "}
+
+
+def _hint_text(texts: list, weak: bool, about: str = "values") -> str:
+    """What a hint says: the edits that give these values (``about="error"``: that raise this error), the likeliest
+    kind first (at most SAID of them: the first one alone may not be the student's); ``weak``: in words (the kind of
+    edit and its place), not code."""
+    prefix = LEADS[about]
     if weak:                             # one edit (place): kind; or kind (the kinds of one place together)
         places: dict = {}
         for t in sorted(texts):
@@ -1078,7 +1089,7 @@ def _hint_text(texts: list, weak: bool, lead: str = "your values are what you ge
                 words.append(t[3][1])
         said = [f"{prefix}one edit ({place}): " + "; or ".join(words[:SAID]) for place, words in places.items()]
         return said[0] + "".join("; or with " + t.removeprefix(prefix) for t in said[1:SAID]) + (
-            f" (these give the same {'values' if 'values' in lead else 'error'} here)" if len(texts) > 1 else "")
+            f" (these give the same {about} here)" if len(texts) > 1 else "")
     said = list(dict.fromkeys(t[2] for t in sorted(texts)))
     text = said[0] + "".join("; or with " + t.removeprefix(prefix) for t in said[1:SAID])
     if len(said) > SAID:

@@ -1115,14 +1115,22 @@ def _moved_item(got: list, want: list) -> str:
     return ""
 
 
+def _differing_lists(got, want, per_row: bool) -> list:
+    """The (yours, expected) pairs of token lists that differ: each row's (``per_row``), or the two lists themselves;
+    [] when the two are lists of lists of other lengths (their items are not tokens)."""
+    if not per_row and any(isinstance(v, (list, tuple)) for v in list(got) + list(want)):
+        return []
+    return [(list(g), list(w)) for g, w in (zip(got, want) if per_row else [(got, want)]) if list(g) != list(w)]
+
+
 def _list_repeats(got, want, per_row: bool) -> str:
     """One item put in several times more (or fewer) than expected, in the middle of the list(s), all else in place:
     a step written inside a loop where it belongs once (an <eos> appended after every token), or the reverse; ""
     otherwise."""
     import difflib
 
-    pairs = [(list(g), list(w)) for g, w in (zip(got, want) if per_row else [(got, want)]) if list(g) != list(w)]
-    if not pairs or (not per_row and any(isinstance(v, (list, tuple)) for v in list(got) + list(want))):
+    pairs = _differing_lists(got, want, per_row)
+    if not pairs:
         return ""
     extra, missing, short = [], [], 0
     for g, w in pairs:
@@ -1156,7 +1164,6 @@ def _list_ends(got, want, per_row: bool) -> str:
     lists): a start token kept, a loop that starts or stops one step off; "" otherwise."""
     def ends(g, w):
         """{kind: the item} of every kind of end slip that explains this row (one row may fit two)."""
-        g, w = list(g), list(w)
         out = {}
         if len(g) == len(w) + 1 and g[1:] == w:
             out["extra first"] = repr(g[0])
@@ -1165,17 +1172,14 @@ def _list_ends(got, want, per_row: bool) -> str:
         if len(g) + 1 == len(w) and g == w[:-1]:
             out["missing last"] = repr(w[-1])
         return out
-    if not per_row and any(isinstance(v, (list, tuple)) for v in list(got) + list(want)):
-        return ""                              # a list of lists of other lengths: its items are not tokens
-    pairs = [(g, w) for g, w in (zip(got, want) if per_row else [(got, want)]) if list(g) != list(w)]
-    rows = [ends(g, w) for g, w in pairs]
+    rows = [ends(g, w) for g, w in _differing_lists(got, want, per_row)]   # g, w: lists already
     kinds = set.intersection(*(set(r) for r in rows)) if rows else set()
     if not kinds:
         return ""
     kind = sorted(kinds)[0]
     found = {r[kind] for r in rows}
     item = sorted(found)[0]
-    each = " in each list" if per_row and len(pairs) > 1 else ""
+    each = " in each list" if per_row and len(rows) > 1 else ""
     if kind == "extra first":
         same = len(found) == 1
         return (f"an extra first item{' ' + item if same else ''}{each}, before the expected ones: a start token "
@@ -2004,8 +2008,7 @@ def _loss_rows_hint(values: list) -> str | None:
                         f"size): `{src}.{flat.func.attr}(-1, {src}.shape[-1])` gives one row of "
                         f"{whole.shape[-1]} scores per target")
         masked = [ast.unparse(a) for a in node.args[:2] if isinstance(a, ast.Subscript)
-                  and _value_at(a.slice, values) is not None and getattr(_value_at(a.slice, values), "dtype", None)
-                  == torch.bool]
+                  and getattr(_value_at(a.slice, values), "dtype", None) == torch.bool]
         if len(masked) == 1:
             return (hint + f"; {masked[0]} keeps only the entries its mask selects and the other argument keeps "
                     "them all: mask both the same way (or neither, with ignore_index=)")

@@ -257,7 +257,7 @@ def test_an_error_hint_is_said_in_words_and_only_for_its_own_error(tmp_path, mon
     for the very error (line, type, message up to its explanation) and for nothing else; brief_error says it."""
     texts = [(0, 0, "your values are what you get with `secret(x, 1)` where `secret(x)` is needed (in f)",
               ("in f, the line that computes `y`", edit_hints.KIND_WORDS["argument"]))]
-    text = edit_hints._hint_text(texts, True, "this error is what you get with ")
+    text = edit_hints._hint_text(texts, True, "error")
     assert "secret" not in text and text.startswith("this error is what you get with one edit (in f, the line")
     line, msg = "out = f(x)", "out: expected shape (2, 3), got (2, 4); dimension 1 has size 4"
     (tmp_path / "chXX.json").write_text(json.dumps({"sites": [], "errors": [
