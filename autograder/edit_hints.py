@@ -928,6 +928,74 @@ def restore_snapshot(shell, s: tuple) -> None:
     np.random.set_state(s[3])
 
 
+def _cell_frame(frame, cell_file: str):
+    """The module-level frame of the running test cell (``cell_file``) that ``frame`` was called from (through the
+    cell's own helpers too), or None: its line is the one a student's error report names."""
+    while frame is not None and (frame.f_code.co_filename, frame.f_code.co_name) != (cell_file, "<module>"):
+        frame = frame.f_back
+    return frame
+
+
+def reference_shapes(assignment: str) -> dict:
+    """The shape of every tensor variable of the reference's functions while each line of a visible test runs:
+    ``{key of (the test's line, the function's qualified name, what it was called with, the variable): shape}``,
+    only where the variable has one shape all through that call (a variable rebound to another shape says nothing). :func:`seqcourse.hints.reference_shape` reads it: a student whose error
+    comes with a tensor of another shape under the same name learns where that tensor was made wrong. Names are
+    hashed (the reference's code stays unread); shapes are what the tests' sizes make them."""
+    import linecache
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    import torch
+    from IPython.core.interactiveshell import InteractiveShell
+    from seqcourse import hints
+
+    cells, sol, ex = _cells(assignment)
+    shell = InteractiveShell.instance()
+    here = os.getcwd()
+    os.chdir(ex.parent)
+    solution_files: set = set()
+    seen: dict = {}
+    current = {"file": None}
+
+    def in_function(frame, event, arg):
+        if event in ("line", "return"):
+            test = _cell_frame(frame, current["file"])
+            line = linecache.getline(test.f_code.co_filename, test.f_lineno).strip() if test is not None else ""
+            if line:
+                local = frame.f_locals
+                signature = json.dumps(hints.call_signature(frame.f_code, local))
+                for name, v in list(local.items()):
+                    if isinstance(v, torch.Tensor):
+                        seen.setdefault((line, frame.f_code.co_qualname, signature, name), set()).add(tuple(v.shape))
+        return in_function
+
+    def tracer(frame, event, arg):
+        code = frame.f_code
+        if code.co_name == "<module>" and not os.path.exists(code.co_filename) and current["file"] is None:
+            current["file"] = code.co_filename          # the cell's own code: the first module frame of its run
+            if role == "solution":
+                solution_files.add(code.co_filename)
+            return None
+        if role == "test" and code.co_filename in solution_files:
+            return in_function
+        return None
+
+    try:
+        for src, role, gid in cells:
+            current["file"] = None
+            sys.settrace(tracer)
+            try:
+                result = run_quietly(shell, src)
+            finally:
+                sys.settrace(None)
+            if not result.success:
+                raise RuntimeError(f"{assignment}: the reference notebook fails at cell {gid}")
+    finally:
+        os.chdir(here)
+    return {hints.shape_key(line, fn, json.loads(sig), name): list(next(iter(v)))
+            for (line, fn, sig, name), v in sorted(seen.items()) if len(v) == 1}
+
+
 def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
     os.environ.setdefault("MPLBACKEND", "Agg")
     import torch
@@ -1053,10 +1121,13 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
             out_errors.append({"cell": entry["cell"], "key": key, "text": hints.encrypt_error(text, *entry["raised"])})
         spent = time.monotonic() - t0
         digest = source_digest(assignment)
+        shapes = _forked(lambda: reference_shapes(assignment), 600)
+        if shapes is None:
+            raise RuntimeError(f"{assignment}: the reference notebook failed while its shapes were recorded")
         log(f"{assignment}: {tried} edits tried in {spent:.0f} s, {kept} hints at {len(out_sites)} checks, "
             f"{len(out_errors)} at errors")
         return {"assignment": assignment, "made_from": digest, "edits_tried": tried, "sites": out_sites,
-                "errors": out_errors}
+                "errors": out_errors, "shapes": shapes}
     finally:
         checks.assert_close, checks.assert_equal = recorder.real, equal_recorder.real
         os.chdir(here)
@@ -1110,6 +1181,8 @@ def main(argv=None) -> int:
     parser.add_argument("assignments", nargs="+", help="assignment names, e.g. ch04")
     parser.add_argument("--budget", type=float, default=900.0, help="seconds per assignment (default 900); the edits "
                         "of a solution cell left when its share is spent are not tried")
+    parser.add_argument("--shapes-only", action="store_true", help="record only the reference's tensor shapes "
+                        "(a few seconds) into the existing hint files, keeping their edit hints")
     args = parser.parse_args(argv)
     from seqcourse import hints
     hints.DATA.mkdir(exist_ok=True)
@@ -1117,8 +1190,20 @@ def main(argv=None) -> int:
         if not (ROOT / "solutions" / a).is_dir():
             print(f"error: no assignment {a!r} in {ROOT / 'solutions'}", file=sys.stderr)
             return 2
-        data = generate(a, args.budget)
-        (hints.DATA / f"{a}.json").write_text(json.dumps(data, separators=(",", ":")) + "\n")
+        path = hints.DATA / f"{a}.json"
+        if args.shapes_only:
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError):
+                print(f"error: {path} is missing or damaged: run without --shapes-only", file=sys.stderr)
+                return 2
+            data["shapes"] = _forked(lambda: reference_shapes(a), 600)
+            if data["shapes"] is None:
+                print(f"error: {a}: the reference notebook failed while its shapes were recorded", file=sys.stderr)
+                return 1
+        else:
+            data = generate(a, args.budget)
+        path.write_text(json.dumps(data, separators=(",", ":")) + "\n")
     return 0
 
 

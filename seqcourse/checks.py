@@ -1479,6 +1479,11 @@ _ERROR_HINTS = (
     ("object of type 'int' has no len()", "len() of a number: a size is already a number (T, not len(T)); len(x) "
      "or x.shape[k] of a tensor"),
     ("'int' object is not iterable", "a loop over a number: for t in range(T)"),
+    ("'float' object is not iterable", "a number where a list is expected: `a_list += number` extends the list by "
+     "the number's items (use a_list.append(number)), or a loop over a number (use range)"),
+    ("only integer tensors of a single element can be converted to an index", "a tensor of several entries used as "
+     "an index or a slice bound (x[:, :lengths]): each row needs its own bound: take row b with lengths[b] in a "
+     "loop, or build a mask, torch.arange(T) < lengths[:, None]"),
     ("Trying to backward through the graph a second time", "two backward passes through one graph: a state carried "
      "into the next batch without .detach() (truncated BPTT), or loss.backward() called twice"),
     ("missing 1 required positional argument", "an argument left out: the message names it (softmax needs dim=, "
@@ -2235,6 +2240,137 @@ def _caller_of(mine: list, tb, shell) -> tuple[str, str]:
     return where, received
 
 
+def _bindings(source: str, first: int) -> list:
+    """``[(file line, names bound, the statement's first line, names read, branches, node)]`` of the assignments and
+    for loops of a function's ``source`` (which starts at file line ``first``); ``branches``: the (if statement,
+    branch) pairs the statement lies in."""
+    tree = _source_tree(source)
+    if tree is None:
+        return []
+    lines, out = source.splitlines(), []
+
+    def visit(node, branches):
+        for field, value in ast.iter_fields(node):
+            for child in value if isinstance(value, list) else [value]:
+                if not isinstance(child, ast.AST):
+                    continue
+                inner = (branches + ((id(node), field, node.lineno + first - 1),)
+                         if isinstance(node, ast.If) and field != "test" else branches)
+                if isinstance(child, ast.Assign):
+                    targets, read = child.targets, child.value
+                elif isinstance(child, (ast.AugAssign, ast.AnnAssign, ast.For)):
+                    targets, read = [child.target], child.iter if isinstance(child, ast.For) else child.value
+                else:
+                    targets = None
+                if targets is not None:
+                    bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                    names = {n.id for n in ast.walk(read) if isinstance(n, ast.Name)} if read is not None else set()
+                    out.append((child.lineno + first - 1, bound, lines[child.lineno - 1].strip(), names - bound,
+                                inner, child))
+                visit(child, inner)
+
+    visit(tree, ())
+    return sorted(out, key=lambda b: b[0])
+
+
+def _ran(candidates: list, name: str, env: dict) -> list:
+    """Of the bindings of ``name`` in the branches of one if statement, those that may have run: the ones whose
+    value, evaluated now (pure code only), has the shape ``name`` has; all of them when that tells nothing."""
+    got, kept = env.get(name), []
+    for b in candidates:
+        node = b[5]
+        try:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                value = _eval_pure(node.value, env, {})
+                if isinstance(value, torch.Tensor) and value.shape == got.shape:
+                    kept.append(b)
+        except Exception:  # noqa: BLE001 - a value that cannot be evaluated says nothing
+            continue
+    return kept if len(kept) == 1 else candidates
+
+
+def _origin(name: str, before: int, bindings: list, wrong, env: dict) -> tuple | None:
+    """The binding of ``name`` last before file line ``before`` (else the last one: a value carried round a loop),
+    followed back through the tensors it reads while one of them has a wrong shape (``wrong(name)``): the first
+    statement whose inputs all have the reference's shapes. When that binding lies in one branch of an if statement
+    the others may have run instead: those of the branch that gives the shape seen, else every branch's.
+    ``([(line, text)], the names followed)`` or None."""
+    followed = [name]
+    for _ in range(6):
+        mine = [b for b in bindings if name in b[1]]
+        if not mine:
+            return None
+        earlier = [b for b in mine if b[0] < before]
+        last = (earlier or mine)[-1]
+        if last[4]:                              # in a branch: every branch's last binding of the name
+            branch_of, _, if_line = last[4][-1]
+            inside = [b for b in (earlier or mine) if any(i == branch_of for i, _, _ in b[4])]
+            ends = {}
+            for b in inside:
+                ends[next(f for i, f, _ in b[4] if i == branch_of)] = b
+            prior = [b for b in mine if b[0] < if_line]
+            if len(ends) < 2 and prior:            # one branch binds it: what came before the if may have run
+                ends["before"] = prior[-1]
+            chosen = _ran(list(ends.values()), name, env) if len(ends) > 1 else [last]
+        else:
+            chosen = [last]
+        bad = [n for n in sorted(set().union(*(b[3] for b in chosen))) if wrong(n)]
+        if not bad or bad[0] in followed or len(chosen) > 1:
+            return [(b[0], b[2]) for b in chosen], followed
+        name, before = bad[0], last[0]
+        followed.append(name)
+    return None
+
+
+def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: str) -> str | None:
+    """When a tensor on the failing ``line`` has another shape than the reference's variable of the same name has at
+    this point of this visible test (recorded by ``python -m autograder.edit_hints``): the tensor was made wrong
+    earlier, at the first statement (followed back through the tensors it was made from) whose inputs all have
+    the reference's shapes: ``(hint, the names bound at those statements)``. None when every name there has the
+    reference's shape or none was recorded."""
+    from seqcourse import hints
+
+    code, local = frame.f_code, frame.f_locals
+    args = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    signature = hints.call_signature(code, local)
+
+    def shapes(name):
+        v = local.get(name)
+        want = (hints.reference_shape(test_line, code.co_qualname, signature, name)
+                if isinstance(v, torch.Tensor) else None)
+        return (tuple(v.shape), want) if want is not None and tuple(v.shape) != want else None
+
+    wrong = [n for n in dict.fromkeys(re.findall(r"(?<![.\w])([A-Za-z_]\w*)", line)) if shapes(n)]
+    if not wrong:
+        return None
+    bindings = _bindings(source, code.co_firstlineno)
+    said, bound = [], set()
+    for name in wrong[:3]:
+        got, want = shapes(name)
+        found = _origin(name, lineno, bindings, shapes, local)
+        if found:
+            lines, followed = found
+            at = {line for line, _ in lines}
+            bound |= {n for b in bindings if b[0] in at for n in b[1]}
+            via = "".join(f", made from {n} {_fmt(shapes(n)[0])} (the reference's: {_fmt(shapes(n)[1])})"
+                          for n in followed[1:])
+            said_lines = " or ".join(f'"{text}"' for _, text in lines)
+            where = f"{via}; it goes wrong at your line {said_lines}" + (" (whichever ran)" if len(lines) > 1 else "")
+            joined = [m.group(1) for _, text in lines for m in [re.search(r"\b(?:stack|cat)\(\s*(\w+)\b", text)] if m]
+            if joined:     # a list joined there: what filled it is where it went wrong
+                items = local.get(joined[0])
+                count = f" ({len(items)} items)" if isinstance(items, (list, tuple)) else ""
+                where = (f"{via}; it is made at your line {said_lines} from the list {joined[0]}{count}: what fills "
+                         "that list goes wrong (how many items, of which shape: the loop that appends to it?)")
+        else:
+            where = (f"; {name} is an argument of {code.co_name}: the caller passes it with that shape" if name in args
+                     else "; it was made wrong before this line")
+        said.append(f"{name} has shape {_fmt(got)} here, but {_fmt(want)} in the reference solution at this point of "
+                    f"this test{where}")
+    return ("; ".join(said) + " -- fix it there (unless yours is meant to have another shape), not at this line",
+            bound)
+
+
 def _error_edit_hint(line: str, ename: str, message: str) -> str:
     """The edits of the reference that raise this very error at this line of a visible test (recorded by ``python -m
     autograder.edit_hints``; in words), or ``""``. Never fails."""
@@ -2263,6 +2399,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
     deepest = mine[-1] if mine else cell_frames[-1]
     hint = next((h for key, h in _ERROR_HINTS if key in msg), "")
     specific = False          # a hint made from the values at the student's line (then no edit hint is said)
+    made = None               # (hint, names bound there): the line where a tensor got another shape than the reference's
     if mine:
         frame = next((fr for fr, lineno in traceback.walk_tb(tb)
                       if fr.f_code.co_filename == deepest.filename and lineno == deepest.lineno), None)
@@ -2271,8 +2408,13 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
                 source = inspect.getsource(frame.f_code)
             except (OSError, TypeError):
                 source = ""
-            at = _shape_hint_at(msg, deepest.line or "", {**frame.f_globals, **frame.f_locals}, source)
-            specific, hint = bool(at), at or hint
+            try:
+                made = _made_earlier_hint(frame, deepest.line or "", deepest.lineno, outer.line or "", source)
+            except Exception:  # noqa: BLE001 - a hint never hides the error
+                made = None
+            at = made[0] if made else _shape_hint_at(msg, deepest.line or "", {**frame.f_globals, **frame.f_locals},
+                                                     source)
+            specific, hint = bool(at) and not made, at or hint
     if isinstance(value, AttributeError):
         try:
             hint = _attribute_hint(value) or hint
@@ -2282,6 +2424,8 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
         msg, hint = "this part is not written yet", "replace that line with your code"
     if "what you get with" not in msg and not specific:   # a hint made from the student's own values says more
         edit = _error_edit_hint(outer.line or "", ename, str(value))
+        if made and not any(f"computes `{n}`" in edit for n in made[1]):
+            edit = ""             # an edit elsewhere than the line the shapes point to: it would contradict them
         if edit:
             hint = f"Likely cause: {edit}" + (f"; {hint}" if hint else "")
     here = f"{_cell_label(shell, outer.filename)}, line {outer.lineno}"

@@ -272,6 +272,41 @@ def describe_error(line: str, ename: str, message: str) -> str:
         return ""
 
 
+def call_signature(code, local: dict) -> list:
+    """What a call of a function was given, as far as its variables' shapes depend on it: each argument's shape (a
+    tensor), value (a number, a flag, None) or type name, read from the frame's current ``local`` variables."""
+    out = []
+    for name in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+        v = local.get(name)
+        out.append(list(v.shape) if isinstance(v, torch.Tensor) else v if v is None or type(v) in (int, bool)
+                   else type(v).__name__)
+    return out
+
+
+def shape_key(line: str, function: str, signature: list, name: str) -> str:
+    """The key of a variable of a function called with ``signature`` (:func:`call_signature`) while a line of a
+    visible test runs (names hashed, never stored): the same line of a hidden test, with other sizes, has another."""
+    return _key(b"s" + json.dumps([" ".join(str(line).split()), function, signature, name]).encode())
+
+
+@functools.lru_cache(maxsize=1)
+def _shape_sites() -> dict:
+    """``{key: shape}`` of the reference's tensor variables (see :func:`reference_shape`), read once at import."""
+    found = {}
+    for path in sorted(DATA.glob("*.json")):
+        try:
+            found.update({k: tuple(v) for k, v in json.loads(path.read_text()).get("shapes", {}).items()})
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue   # a damaged hint file costs its hints, never a test
+    return found
+
+
+def reference_shape(line: str, function: str, signature: list, name: str) -> tuple | None:
+    """The shape the reference's variable ``name`` of ``function`` (a qualified name, ``Attention.forward``), called
+    with ``signature``, has all through the visible test's ``line``, or None when it was not recorded (another name,
+    another test, other arguments, or a variable whose shape changes)."""
+    return _shape_sites().get(shape_key(line, function, signature, name))
+
 def weak(pattern: dict) -> bool:
     """A fingerprint that values other than its own often share (integers, plain data, fewer than 4 entries): its
     description is in words, not code (a student could guess these values), and it is tried after other causes."""
@@ -304,3 +339,4 @@ def describe(actual, expected, name: str, strong: bool | None = None) -> str:
 
 _sites()
 _error_sites()
+_shape_sites()
