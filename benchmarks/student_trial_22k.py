@@ -351,8 +351,108 @@ CASES = M + OK
 #      a bare value mismatch, or PyTorch's own error with no cause;
 #   N  not at all: nothing in it leads to the cause;
 #   M  misleading: it names a wrong cause, or blames code that is right.
-# "-": no visible test fails. Filled after the run (phase C).
-VERDICTS: dict[str, tuple[str, str]] = {}
+# "-": no visible test fails. Read from student_view.json after the merge of 04d7040 (the go commit, 16:14 UTC).
+VERDICTS: dict[str, tuple[str, str]] = {
+    "ch01-h01a": ("P", "'your values are what you get without the step `inputs[:, 0] = x` (in OneToMany.forward)': the student's "
+                       "line is `inputs[:, 0] == x`, a step that does nothing; the == is the one character to change"),
+    "ch01-h01b": ("Pa", "Python's own \"'float' object has no attribute 'backward'\" at `loss.backward()`, nothing added: the "
+                        "float is named, not where the loss became one (the .item() on the cross_entropy line); read as "
+                        "self-sufficient it would be P"),
+    "ch01-h01c": ("P", "(2, 6, 6) for (2, 7, 6): 'one too few (an off-by-one in a range or a slice?)': the only slice in forward "
+                       "is tgt[:, :-1]"),
+    "ch01-h01d": ("Pa", "'the FIRST loss ... already differs: the first batch is not the expected one (draw it with "
+                        "torch.randint(0, len(x), (batch_size,), generator=g) ...)': the batch drawing is located, but the "
+                        "inputs' draw IS the expected one; that the labels come from a second draw is not said"),
+    "ch01-h01e": ("P", "'targets of F.cross_entropy are class ids (int64), not floats ... (or .long())' at the y.float() line"),
+    "ch02-h02a": ("Pa", "Python's own 'cannot unpack non-iterable builtin_function_or_method object' at `B, T, _ = x.size`, "
+                        "nothing added (that size is a method, or x.shape, not said); self-sufficient reading: P"),
+    "ch02-h02b": ("P", "'rnn_cell() missing 1 required positional argument: b_h' at the call, with 'an argument of a call left "
+                       "out ... the message names it'"),
+    "ch02-h02c": ("P", "'your values are 0.1667 times the expected ones (a factor missing or extra?)': 1/6 = 1/(B H) at the "
+                       "test's sizes, and the division by numel() is the only factor the student added"),
+    "ch02-h02d": ("P", "'a number, a list or None in a tensor's place ... a list of tensors needs torch.stack or torch.cat "
+                       "first' at the torch.sum([...]) line"),
+    "ch02-h02e": ("Pa", "'total norm returned (before clipping): got 17.6918, expected 13': a bare mismatch of the right value; "
+                        "the squared gradients of different shapes added element-wise (broadcast) not said"),
+    "ch03-h03a": ("Pa", "PyTorch's own 'cat(): argument tensors (position 1) must be tuple of Tensors, not Tensor' at the line, "
+                        "nothing added (the missing brackets are left to the student); self-sufficient reading: P"),
+    "ch03-h03b": ("P", "'h: expected a torch.Tensor, got a tuple of 1 item': h's own assignment is the one place, and its "
+                       "trailing comma is what makes a 1-tuple (as trial 22j's 'a tuple of 2 items' was judged P)"),
+    "ch03-h03c": ("Pa", "Python's own KeyError 'k' at the comprehension line, nothing added (the quoted loop variable is left "
+                        "to the student); self-sufficient reading: P"),
+    "ch03-h03d": ("M", "the test's own message formatting crashes (sorted() of the dict's tensor keys): 'Boolean value of "
+                       "Tensor ... ambiguous -- `if t:`, `and`/`or` between tensors, Python's max/min on a tensor ... or a loss "
+                       "class called with tensors': none of these is in the student's code; the cause (zip's arguments "
+                       "swapped: tensors as keys) is hidden by the crash"),
+    "ch03-h03e": ("Pa", "at the cell call: 'one edit: two arguments of a call in each other's place ...; or another variable "
+                        "in place of the right one; or two variables in each other's place ...; a state is (B, H) for a cell, "
+                        "(1, B, H) for nn.LSTM': the right line, a list of guesses of which the second fits loosely (h[0] "
+                        "where h is meant from step 2 on), a wrong one first; that the state changes shape after the first "
+                        "step is not said (strict reading: M)"),
+    "ch04-h04a": ("Pa", "Python's own \"name 'F' is not defined\" at the F.linear line, nothing added (this notebook does not "
+                        "import F: use torch.nn.functional or the @ product, not said); self-sufficient reading: P"),
+    "ch04-h04b": ("M", "'gi.split(H, dim=1) cuts axis 0 of gi (2, 12) (size 2) into 1 piece ...; 3 blocks fit along axis 1 "
+                       "(size 12): the wrong axis?': the axis is right (dim=1) and the text misstates it; the split size H "
+                       "(weight_hh.shape[0] = 3H) is wrong"),
+    "ch04-h04c": ("P", "'`1 - z * h_tilde` where `(1 - z) * h_tilde` is needed (in gru_cell_textbook, the returned value)'"),
+    "ch04-h04d": ("M", "'torch.cat([bias_ih, bias_hh]).split(H) cuts axis 0 ... (24,) into 6 pieces ...; 3 blocks of axis 0 "
+                       "need a size of 8 each: is the size you split by the one you meant?': a wrong fix (split(2H) would "
+                       "silently give each gate half of bias_ih and half of another); the biases must be added, not joined"),
+    "ch04-h04e": ("P", "'one edit (in count_parameters, the line that computes `total`): = where += is needed' (first of three)"),
+    "ch05-h05a": ("M", "Part 1's own visible test passes (its input is an integer batch); Part 3's fails at reverse_padded's "
+                       "gather: 'if reverse_padded passed its own test, check what forward passes to it' (a wrong lead: "
+                       "forward passes the right x and lengths), then 'gather and scatter take integer indices: .long() "
+                       "(indices made by arithmetic on floats ...)', which is right; read by that tail: Pa"),
+    "ch05-h05b": ("P", "'each layer: a one-layer nn.LSTM': the num_layers given to every nn.LSTM"),
+    "ch05-h05c": ("P", "'masked_mean received outputs (3, 6, 8), lengths (3, 6): if masked_mean passed its own test, check "
+                       "what forward passes to it': a (B, T) tensor where the (B,) lengths belong, the call named; the "
+                       "tail then offers lengths[:, :, None], a wrong fix inside masked_mean (strict reading: M)"),
+    "ch05-h05d": ("Pa", "PyTorch's own '\"bmm\" not implemented for Bool' at the einsum line, nothing added (the bool mask needs "
+                        ".to(outputs.dtype) not said)"),
+    "ch05-h05e": ("Pa", "PyTorch's own 'shape mismatch: value tensor of shape [2, 5] cannot be broadcast to indexing result of "
+                        "shape [1, 5]' at the line, nothing added (h_new[real[:, 0]] not said)"),
+    "ch06-h06a": ("Pa", "'build_vocab(min_freq=1) gave [specials, a]': one token kept for min_freq=1 is visible, the expected "
+                        "list is not shown, most_common(n) not named"),
+    "ch06-h06b": ("Pa", "Python's own \"name 'seq' is not defined\" at the Counter line, nothing added (the order of the "
+                        "generator's for clauses not said); self-sufficient reading: P"),
+    "ch06-h06c": ("Pa", "'got [5, 0, 4, 6, 2], expected [1, 5, 4, 6, 2]; first difference at [0]': the lists show a 0 at "
+                        "position 1 and no <sos>, not list.insert's argument order"),
+    "ch06-h06d": ("M", "(3, 4) for (3, 3): 'Likely cause: ... one edit (in pad_batch, the line that computes `lengths`): a "
+                       "length counted one too many (len(x) + 1: an <eos> or <sos> counted?)': the lengths line is right; "
+                       "the + 1 is in torch.full's size"),
+    "ch06-h06e": ("P", "'use self.cell = nn.GRUCell(...) and self.out = nn.Linear(...)'"),
+    "ch07-h07a": ("P", "'sigmoid(): argument input must be Tensor, not int -- a number ... in a tensor's place' at the line: "
+                       "the 0 in torch.sigmoid(0) is the only number there"),
+    "ch07-h07b": ("Pa", "PyTorch's own 'stack(): argument tensors must be tuple of Tensors, not list_reverseiterator' at the "
+                        "outputs line, nothing added (reversed() gives an iterator, list.reverse() reverses in place: not "
+                        "said); self-sufficient reading: P"),
+    "ch07-h07c": ("Pa", "PyTorch's own '1D tensors expected, but got 3D and 1D tensors' at the torch.dot line, nothing added"),
+    "ch07-h07d": ("M", "'self.Out is an nn.Linear built for 13 input features, but the tensor you give it has 11: build it with "
+                       "in_features=11 (the size of what it is fed) or give it the tensor it was built for': the first fix "
+                       "is wrong (the constructor is given and right); c is in the context's place"),
+    "ch07-h07e": ("Pa", "'only one element tensors can be converted ... int() or float() of a tensor of several values: "
+                        "convert one entry (t[b].item()) or keep a tensor': the conversion is the mechanism, torch.tensor of a "
+                        "list of tensors (torch.stack) is not named and the fixes offered do not fit"),
+    "ch08-h08a": ("P", "PyTorch's own text names the fix: 'If you are trying to invert a mask, use the ~ or logical_not() "
+                       "operator instead'"),
+    "ch08-h08b": ("Pa", "'weights: 18 of 24 entries differ': a bare mismatch (the normalised states not named)"),
+    "ch08-h08c": ("Pa", "Python's own 'must be real number, not torch.Size' at the energies line, nothing added; D is made one "
+                        "line above (dec.shape[-1:]), not named"),
+    "ch08-h08d": ("P", "at `return attend(energies, enc, mask[:, None, :])`: 'too many values to unpack (expected 2) -- "
+                       "unpacking x.shape means x has another number of axes than you expect (the wrong tensor given ...)': "
+                       "the only argument given a new axis is the mask"),
+    "ch08-h08e": ("Pa", "'once (B=2, ..., R=7): got 1478, expected 1148': a bare mismatch (the contexts counted not said)"),
+    "ch09-h09a": ("Pa", "'h: 56 of 80 entries differ': a bare mismatch of the encoder states (the embedding scale not named)"),
+    "ch09-h09b": ("P", "'an in-place operation (x[...] = ..., +=, masked_fill_) changed a tensor autograd still needs' and "
+                       "PyTorch's 'output 0 of Softmax': the alpha[~mask] = 0.0 after the softmax"),
+    "ch09-h09c": ("P", "at the reshape line: \"shape '[-1, 67]' is invalid for input of size 48 ... (the wrong tensor, or a "
+                       "size of another tensor used ...)\": V = 67 is the only size there, another tensor's (the vocabulary's)"),
+    "ch09-h09d": ("M", "'the same items in reverse order (sorted the wrong way round? best first is asked) -- ... one edit (in "
+                       "beam_search, the returned value): the sign flipped': there is no sort to reverse and no sign; the "
+                       "list is in finishing order, reversed here by chance ('best first is asked' alone would do)"),
+    "ch09-h09e": ("Pa", "Python's own 'list index out of range' in the final sort's key, nothing added: the line is right, the "
+                        "nested element appended before it not said"),
+}
 
 
 def main(argv=None):
