@@ -117,13 +117,25 @@ EDIT_TIMEOUT = 60.0      # seconds for one edit's cells (the reference's take a 
 LEAF = ("constant", "name", "attr", "flag", "sign", "transpose", "subst", "slice", "shift")   # described with the expression around them
 
 
+_SHARED = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+
+
+def _tree_copy(node):
+    """A deep copy of a syntax tree that shares the parser's singleton nodes (Load, Store, Add, ...) instead of
+    copying them: IPython's traceback formatter (through `executing`) sets a `parent` attribute on those
+    singletons, which made every copy drag along a whole other tree (edits() of a small cell: 0.15 s alone, 140 s
+    after tests/test_checks.py had formatted tracebacks)."""
+    roots = node if isinstance(node, list) else [node]
+    return copy.deepcopy(node, {id(n): n for r in roots if isinstance(r, ast.AST) for n in ast.walk(r)
+                                if isinstance(n, _SHARED)})
+
 def _short(node) -> str:
     text = ast.unparse(node).replace("\n", " ")
     return text if len(text) <= SHORT else text[:SHORT - 3] + "..."
 
 
 def _renamed(call: ast.Call, name: str) -> ast.Call:
-    new = copy.deepcopy(call)
+    new = _tree_copy(call)
     if isinstance(new.func, ast.Attribute):
         new.func.attr = name
     else:
@@ -142,8 +154,8 @@ def _movable(call) -> bool:
 
 
 def _with_arg(call: ast.Call, arg) -> ast.Call:
-    new = copy.deepcopy(call)
-    new.args = [copy.deepcopy(arg)]
+    new = _tree_copy(call)
+    new.args = [_tree_copy(arg)]
     return new
 
 
@@ -156,9 +168,9 @@ def _sum_terms(node) -> list:
 
 def _sum_of(terms: list):
     """``a + b + c`` of the nodes ``terms`` (copies), parsed as ``(a + b) + c``: the inverse of :func:`_sum_terms`."""
-    total = copy.deepcopy(terms[0])
+    total = _tree_copy(terms[0])
     for t in terms[1:]:
-        total = ast.BinOp(total, ast.Add(), copy.deepcopy(t))
+        total = ast.BinOp(total, ast.Add(), _tree_copy(t))
     return total
 
 
@@ -169,12 +181,12 @@ def _moves(node):
     if _movable(node) and isinstance(node.args[0], ast.BinOp) and isinstance(node.args[0].op, (ast.Add, ast.Sub,
                                                                                                ast.Mult)):
         arg = node.args[0]
-        yield ast.BinOp(_with_arg(node, arg.left), arg.op, copy.deepcopy(arg.right)), "move"
-        yield ast.BinOp(copy.deepcopy(arg.left), arg.op, _with_arg(node, arg.right)), "move"
+        yield ast.BinOp(_with_arg(node, arg.left), arg.op, _tree_copy(arg.right)), "move"
+        yield ast.BinOp(_tree_copy(arg.left), arg.op, _with_arg(node, arg.right)), "move"
         terms = _sum_terms(arg)
         for k in range(len(terms) - 1) if len(terms) > 2 else ():    # f(a + b + c) as f(a + c) + b (the last: above)
             yield ast.BinOp(_with_arg(node, _sum_of(terms[:k] + terms[k + 1:])), ast.Add(),
-                            copy.deepcopy(terms[k])), "move"
+                            _tree_copy(terms[k])), "move"
         if isinstance(arg.op, (ast.Add, ast.Sub)):
             if callee_name(node) in ACTIVATIONS:
                 yield ast.BinOp(_with_arg(node, arg.left), arg.op, _with_arg(node, arg.right)), "distribute"
@@ -182,9 +194,9 @@ def _moves(node):
                 term = getattr(arg, side)
                 if isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult):
                     for keep, factor in ((term.right, term.left), (term.left, term.right)):
-                        inner = copy.deepcopy(arg)
-                        setattr(inner, side, copy.deepcopy(keep))
-                        yield ast.BinOp(copy.deepcopy(factor), ast.Mult(), _with_arg(node, inner)), "move"
+                        inner = _tree_copy(arg)
+                        setattr(inner, side, _tree_copy(keep))
+                        yield ast.BinOp(_tree_copy(factor), ast.Mult(), _with_arg(node, inner)), "move"
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
         if _movable(node.left):
             yield _with_arg(node.left, ast.BinOp(node.left.args[0], node.op, node.right)), "move"
@@ -205,7 +217,7 @@ def _call_candidates(node: ast.Call):
     for other in SWAPS.get(name, ()):
         yield _renamed(node, other), "swap"
     if name in ("sigmoid", "tanh", "exp") and len(node.args) == 1 and not node.keywords:
-        new = copy.deepcopy(node)           # 1 / (1 + exp(z)) written for the sigmoid: sigmoid(-z)
+        new = _tree_copy(node)           # 1 / (1 + exp(z)) written for the sigmoid: sigmoid(-z)
         new.args[0] = ast.UnaryOp(ast.USub(), new.args[0])
         yield new, "sign"
     if name in UNWRAP:
@@ -214,7 +226,7 @@ def _call_candidates(node: ast.Call):
         elif node.args:
             yield node.args[0], "unwrap"
     if _on_object(node) and node.func.attr in INPLACE:
-        new = copy.deepcopy(node)                        # x.pow(2) as x.pow_(2): the input itself overwritten
+        new = _tree_copy(node)                        # x.pow(2) as x.pow_(2): the input itself overwritten
         new.func.attr += "_"
         yield new, "inplace"
     if name == "range" and len(node.args) == 1:
@@ -225,7 +237,7 @@ def _call_candidates(node: ast.Call):
         yield ast.Call(func=node.func, args=[node.args[1]], keywords=[]), "range"
     if name in ("where", "masked_fill", "masked_fill_") and node.args and not (
             isinstance(node.args[0], ast.UnaryOp) and isinstance(node.args[0].op, ast.Invert)):   # inverted
-        new = copy.deepcopy(node)
+        new = _tree_copy(node)
         new.args[0] = ast.UnaryOp(ast.Invert(), new.args[0])
         yield new, "invert"
     if name == "range" and not node.keywords:
@@ -234,13 +246,13 @@ def _call_candidates(node: ast.Call):
             yield other_way, "reverse"
     if (node.args and not any(isinstance(a, ast.Starred) for a in node.args) and name not in AXIS_CALLS
             and name not in KEEP_ARGS and (len(node.args) >= 2 or (name or "")[:1].isupper())):
-        new = copy.deepcopy(node)       # the last argument forgotten: decoder(y) for decoder(y, state),
+        new = _tree_copy(node)       # the last argument forgotten: decoder(y) for decoder(y, state),
         del new.args[-1]                # nn.Dropout() for nn.Dropout(p), attention(h, enc) without the mask
         yield new, "argument"
     if len(node.args) >= 2 and name not in NO_ORDER and not any(isinstance(a, ast.Starred) for a in node.args):
         for i in range(len(node.args) - 1):   # nn.Embedding(E, V) for nn.Embedding(V, E), attend(enc, h)
             if ast.dump(node.args[i]) != ast.dump(node.args[i + 1]):
-                new = copy.deepcopy(node)
+                new = _tree_copy(node)
                 new.args[i], new.args[i + 1] = new.args[i + 1], new.args[i]
                 yield new, "args"
     if (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
@@ -249,17 +261,17 @@ def _call_candidates(node: ast.Call):
         yield node.args[0], "layer"            # self.head(x) as x, model.src_embed(src) as src
     for i, kw in enumerate(node.keywords):
         if kw.arg is not None:                 # the option left out: softmax(x) for softmax(x, dim=-1)
-            new = copy.deepcopy(node)
+            new = _tree_copy(node)
             del new.keywords[i]
             yield new, "keyword"
         if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool):
-            new = copy.deepcopy(node)
+            new = _tree_copy(node)
             new.keywords[i].value = ast.Constant(not kw.value.value)
             yield new, "flag"
     method = isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
                                                            and node.func.value.id in ("torch", "F", "nn"))
     if name in AXIS_CALLS and len(node.args) == (1 if method else 2):    # x.sum(-1) as x.sum(), cat(xs, 1)
-        new = copy.deepcopy(node)
+        new = _tree_copy(node)
         del new.args[-1]
         yield new, "keyword"
 
@@ -295,7 +307,7 @@ def _candidates(node, names: list[str], attrs: dict):
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and "mask" in node.value.id.lower() \
             and isinstance(node.ctx, ast.Load):
         yield ast.Call(func=ast.Attribute(ast.Name("torch", ast.Load()), "ones_like", ast.Load()),
-                       args=[copy.deepcopy(node)], keywords=[]), "mask"    # mask[:, t, None] all True: all kept
+                       args=[_tree_copy(node)], keywords=[]), "mask"    # mask[:, t, None] all True: all kept
     if isinstance(node, ast.Call) and callee_name(node) == "len":      # a length counted with one item too many or few
         yield ast.BinOp(node, ast.Add(), ast.Constant(1)), "count"
         yield ast.BinOp(node, ast.Sub(), ast.Constant(1)), "count"
@@ -319,19 +331,19 @@ def _candidates(node, names: list[str], attrs: dict):
     elif isinstance(node, ast.Attribute) and node.attr in ("T", "mT"):
         swapped = node.value
     if swapped is not None:
-        yield ast.Call(func=ast.Attribute(copy.deepcopy(swapped), "reshape", ast.Load()),
-                       args=[ast.Attribute(copy.deepcopy(node), "shape", ast.Load())], keywords=[]), "reshape"
+        yield ast.Call(func=ast.Attribute(_tree_copy(swapped), "reshape", ast.Load()),
+                       args=[ast.Attribute(_tree_copy(node), "shape", ast.Load())], keywords=[]), "reshape"
     if isinstance(node, ast.Slice):
         for part in ("lower", "upper"):
             if getattr(node, part) is not None:
-                new = copy.deepcopy(node)
+                new = _tree_copy(node)
                 setattr(new, part, None)
                 yield new, "slice"
         for part in ("lower", "upper"):          # n * H:(n + 1) * H - 1: a bound one off (the end read as inclusive)
             bound = getattr(node, part)
             if bound is not None and _int_of(bound) is None:
                 for step in (-1, 1):
-                    new = copy.deepcopy(node)
+                    new = _tree_copy(node)
                     setattr(new, part, _offset(bound, step))
                     yield new, "slice"
         if node.step is None and _int_of(node.lower) == 1 and node.upper is None:      # x[1:] as x[:-1]
@@ -353,17 +365,17 @@ def _candidates(node, names: list[str], attrs: dict):
         if ast.dump(node.elts[0]) != ast.dump(node.elts[1]) and not any(isinstance(e, (ast.Starred, ast.Slice))
                                                                         for e in node.elts):
             for e in node.elts:                  # (h, h) for (h, c): one item written twice
-                yield type(node)(elts=[copy.deepcopy(e), copy.deepcopy(e)], ctx=ast.Load()), "dup"
+                yield type(node)(elts=[_tree_copy(e), _tree_copy(e)], ctx=ast.Load()), "dup"
     if isinstance(node, ast.Tuple) and isinstance(node.ctx, ast.Store):
         for i, e in enumerate(node.elts):       # logits, _ = step(y, d): d never gets its new value
             if isinstance(e, ast.Name) and e.id != "_":
-                new = copy.deepcopy(node)
+                new = _tree_copy(node)
                 new.elts[i] = ast.Name("_", ast.Store())
                 yield new, "unpack"
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) >= 2:
         for i, e in enumerate(node.slice.elts):    # x[t] for x[:, t]: an axis of the index left out
             if isinstance(e, ast.Slice) and e.lower is None and e.upper is None and e.step is None:
-                new = copy.deepcopy(node)
+                new = _tree_copy(node)
                 del new.slice.elts[i]
                 if len(new.slice.elts) == 1:
                     new.slice = new.slice.elts[0]
@@ -392,8 +404,8 @@ def _offset(node, step: int):
         return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
     if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub if step > 0 else ast.Add)
             and _int_of(node.right) == abs(step)):
-        return copy.deepcopy(node.left)
-    return ast.BinOp(copy.deepcopy(node), ast.Add() if step > 0 else ast.Sub(), ast.Constant(abs(step)))
+        return _tree_copy(node.left)
+    return ast.BinOp(_tree_copy(node), ast.Add() if step > 0 else ast.Sub(), ast.Constant(abs(step)))
 
 
 def _reversed_range(node):
@@ -402,7 +414,7 @@ def _reversed_range(node):
     a = node.args
     minus = ast.UnaryOp(ast.USub(), ast.Constant(1))
     if len(a) == 1:
-        return ast.Call(func=node.func, args=[_offset(a[0], -1), copy.deepcopy(minus), minus], keywords=[])
+        return ast.Call(func=node.func, args=[_offset(a[0], -1), _tree_copy(minus), minus], keywords=[])
     if len(a) == 2:
         return ast.Call(func=node.func, args=[_offset(a[1], -1), _offset(a[0], -1), minus], keywords=[])
     if len(a) == 3 and _int_of(a[2]) == -1:
@@ -689,7 +701,7 @@ def edits(source: str):
                     and n.id in owners[id(fn)][1] and n.id not in loaded):
                 loaded.append(n.id)
         for a, b in itertools.combinations(loaded, 2):
-            edited = copy.deepcopy(tree)
+            edited = _tree_copy(tree)
             target = list(ast.walk(edited))[k]
             for n in ast.walk(target):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.lineno in region:
@@ -712,7 +724,7 @@ def edits(source: str):
             around = ast.unparse(parent)
             for expr in exprs.get(id(_function_of(node)), {}).get(node.id, ()):
                 if ast.unparse(expr) != around and id(node) not in {id(n) for n in ast.walk(expr)}:
-                    found.append((copy.deepcopy(expr), "subst"))
+                    found.append((_tree_copy(expr), "subst"))
         if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) in in_slice
                 and (parent is getattr(parents.get(id(parent)), "slice", None) or isinstance(parent, ast.Subscript))
                 and not isinstance(parent, ast.Slice)):
@@ -720,7 +732,7 @@ def edits(source: str):
                 found.append((_offset(node, step), "shift"))
         if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and isinstance(parent, ast.BinOp)
                 and isinstance(parent.op, ast.Mult) and node.id in gates.get(id(_function_of(node)), ())):
-            found.append((ast.BinOp(ast.Constant(1), ast.Sub(), copy.deepcopy(node)), "complement"))  # 1 - r for r
+            found.append((ast.BinOp(ast.Constant(1), ast.Sub(), _tree_copy(node)), "complement"))  # 1 - r for r
         top = isinstance(parent, (ast.Assign, ast.Return))
         if top and isinstance(node, (ast.BinOp, ast.Call)):
             for other in names:     # the whole value replaced by another variable (a candidate returned for the state)
@@ -744,7 +756,7 @@ def edits(source: str):
                 odd = unlikely.get(id(_function_of(node)), set())
                 if new.id in odd and node.id not in odd:
                     continue        # total, layer or bidirectional written for hidden_size: nobody does
-            edited = copy.deepcopy(tree)
+            edited = _tree_copy(tree)
             walked = list(ast.walk(edited))    # the same order as `order`: node k is the copy of `node`
             target = walked[k]
             parent = walked[order.index(parents[id(node)])]
@@ -836,7 +848,7 @@ def _value(x):
     try:
         return torch.as_tensor(x).detach().to("cpu", torch.float64)
     except (TypeError, ValueError, RuntimeError):
-        return copy.deepcopy(x)
+        return _tree_copy(x)
 
 
 def _forked(fn, timeout: float):

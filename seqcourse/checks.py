@@ -1066,7 +1066,7 @@ def list_hint(got, want, count: str | None = None) -> str:
     g, w = sorted(map(key, got)), sorted(map(key, want))
     if g == w:
         if list(got) == list(want)[::-1]:
-            return "the same items in reverse order (sorted the wrong way round? best first is asked)"
+            return "the same items in reverse order (sorted the wrong way round, or not sorted at all? best first is asked)"
         moved = _moved_item(list(got), list(want))
         if moved:
             return moved
@@ -1481,6 +1481,24 @@ _ERROR_HINTS = (
     ("'int' object is not iterable", "a loop over a number: for t in range(T)"),
     ("'float' object is not iterable", "a number where a list is expected: `a_list += number` extends the list by "
      "the number's items (use a_list.append(number)), or a loop over a number (use range)"),
+    ("has no attribute 'backward'", "backward() is a tensor's method: the loss became a Python number (.item(), "
+     "float(), or a sum of numbers): keep the loss a tensor and call .item() only to report it"),
+    ("non-iterable builtin_function_or_method", "a method named without calling it: x.size() or x.shape, not "
+     "x.size"),
+    ("'builtin_function_or_method' object is not subscriptable", "a method indexed without calling it: x.size(0) or "
+     "x.shape[0], not x.size[0]"),
+    ("must be tuple of Tensors, not Tensor", "torch.cat and torch.stack take ONE list of tensors: torch.cat([a, b], "
+     "dim=1), not torch.cat(a, b, dim=1)"),
+    ("must be tuple of Tensors, not", "a list of tensors is asked: reversed(), map(), zip() and generators give "
+     "iterators: wrap them in list(...) (or use xs[::-1])"),
+    ("not implemented for 'Bool'", "a bool tensor (a mask) in arithmetic or a product: convert it first, "
+     "mask.to(x.dtype)"),
+    ("1D tensors expected, but got", "torch.dot multiplies two 1-D vectors only: for a batch use @ (torch.matmul, "
+     "torch.bmm) or (a * b).sum(-1)"),
+    ("must be real number, not torch.Size", "a shape where a number is asked: one size is x.shape[-1] (or "
+     "x.size(-1)), not x.shape"),
+    ("cannot be broadcast to indexing result", "x[mask] = v writes only the rows the mask selects: give it those "
+     "rows, v[mask], or keep every row with torch.where(mask[:, None], v, x)"),
     ("only integer tensors of a single element can be converted to an index", "a tensor of several entries used as "
      "an index or a slice bound (x[:, :lengths]): each row needs its own bound: take row b with lengths[b] in a "
      "loop, or build a mask, torch.arange(T) < lengths[:, None]"),
@@ -1783,7 +1801,7 @@ def _unpack_hint(msg: str, values: list) -> str | None:
         base = _value_at(node.func.value, values)
         if not isinstance(base, torch.Tensor):
             continue
-        kw = {k.arg: k for k in node.keywords}
+        kw = {k.arg: k.value for k in node.keywords}
         dim_node = kw.get("dim") or (node.args[1] if len(node.args) > 1 else None)
         dim = int(dim_node.value) if isinstance(dim_node, ast.Constant) else (0 if dim_node is None else None)
         if dim is None:
@@ -1799,8 +1817,11 @@ def _unpack_hint(msg: str, values: list) -> str | None:
             along = [d for d in range(base.dim()) if d != dim and base.shape[d] % k == 0 and base.shape[d] >= k]
             if along and size % k:
                 hint += f"; {k} blocks fit along axis {along[0]} (size {base.shape[along[0]]}): the wrong axis?"
-            elif size % k == 0 and node.func.attr == "split":
-                hint += f"; {k} blocks of axis {dim} need a size of {size // k} each: is the size you split by the one you meant?"
+            elif size % k == 0 and node.func.attr == "split" and value:
+                piece = int(value[0].shape[dim])
+                hint += (f"; {k} blocks of axis {dim} need a size of {size // k} each, and pieces of {piece} need a "
+                         f"tensor of {k * piece} there: is the size you split by the one you meant, or the tensor you "
+                         f"split ({size}{' joined by torch.cat' if 'cat(' in base_text else ''})?")
             elif size % k == 0:
                 hint += f"; {k} blocks fit along axis {dim}: chunk({k}, dim={dim})?"
         return hint
@@ -2055,6 +2076,17 @@ def _attribute_hint(value: AttributeError) -> str | None:
     return f"did you mean {' or '.join(close)}?" if close else None
 
 
+def _joined_sizes(values: list) -> str:
+    """`` (the parts joined: h 4 + c 4 + emb 3 = 11)`` for a torch.cat on the line, else ``""``."""
+    for text, value, node in values:
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cat"
+                and node.args and isinstance(node.args[0], (ast.List, ast.Tuple))):
+            parts = [(ast.unparse(e), _value_at(e, values)) for e in node.args[0].elts]
+            if parts and all(isinstance(v, torch.Tensor) and v.dim() for _, v in parts):
+                sizes = " + ".join(f"{t} {int(v.shape[-1])}" for t, v in parts)
+                return f" (the parts joined: {sizes} = {sum(int(v.shape[-1]) for _, v in parts)})"
+    return ""
+
 def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | None:
     """A hint made from the actual shapes on the failing ``line`` (``env``: the frame's globals and locals)."""
     try:
@@ -2080,8 +2112,9 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
             for text, layer in called:
                 if isinstance(layer, torch.nn.Linear) and layer.in_features == built:
                     return (f"{text} is an nn.Linear built for {built} input features, but the tensor you "
-                            f"give it has {fed} on its last axis: build it with in_features={fed} (the size of what "
-                            f"it is fed) or give it the tensor it was built for")
+                            f"give it has {fed} on its last axis{_joined_sizes(values)}: give it the tensor it was "
+                            f"built for (the parts the equation asks for), or, if you built the layer yourself, "
+                            f"build it with in_features={fed}")
                 if isinstance(layer, torch.nn.RNNBase) and layer.input_size == built:
                     return (f"{text} is an nn.{type(layer).__name__} built with input_size={built}, but what you give "
                             f"it has {fed} features: build it with input_size={fed} (a layer above another one reads "
@@ -2371,6 +2404,27 @@ def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: st
             bound)
 
 
+_MODULES = {"F": "import torch.nn.functional as F", "nn": "from torch import nn", "torch": "import torch",
+            "math": "import math", "np": "import numpy as np"}
+
+
+def _name_hint(value: BaseException, line: str, function: str, local: dict) -> str | None:
+    """A NameError's or KeyError's cause from the name and the student's line: a module never imported, a
+    comprehension whose for clauses are in the wrong order, a variable's name written as a string key."""
+    if isinstance(value, NameError) and getattr(value, "name", None):
+        name = value.name
+        if name in _MODULES:
+            return f"{name} is a module: `{_MODULES[name]}` at the top of your cell"
+        if re.search(rf"\bfor\b.*\bin\b.*\b{re.escape(name)}\b.*\bfor\s+[\w, ]*\b{re.escape(name)}\b", line):
+            return (f"in a comprehension with two for clauses the first one is the outer loop: {name} is used by "
+                    f"a clause before the one that defines it (write (t for seq in seqs for t in seq))")
+        return None
+    if isinstance(value, KeyError) and value.args and isinstance(value.args[0], str):
+        key = value.args[0]
+        if key in local and re.search(rf"\[\s*(['\"]){re.escape(key)}\1\s*\]", line):
+            return f"the key is the string '{key}', not your variable {key}: write [{key}] without quotes"
+    return None
+
 def _error_edit_hint(line: str, ename: str, message: str) -> str:
     """The edits of the reference that raise this very error at this line of a visible test (recorded by ``python -m
     autograder.edit_hints``; in words), or ``""``. Never fails."""
@@ -2398,11 +2452,21 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
     mine = [f for f in cell_frames if f.filename != outer.filename and f.filename not in _INSTRUCTOR_CELLS]
     deepest = mine[-1] if mine else cell_frames[-1]
     hint = next((h for key, h in _ERROR_HINTS if key in msg), "")
+    changed = re.search(r"\[torch\.\w+ \[([\d, ]*)\]\], which is output \d+ of (\w+?)(?:Backward\d*)?,", msg)
+    if changed and "modified by an inplace operation" in msg:     # PyTorch names the op whose output was changed
+        hint = (f"the tensor changed in place is the output of a {changed.group(2).lower()} (shape "
+                f"({changed.group(1)})): after that call, an in-place operation on its result (masked_fill_, x[...] = "
+                "..., +=, *=) must become out of place (masked_fill, a new tensor)")
+    if "only one element tensors can be converted" in msg and "torch.tensor(" in (frames[-1].line or ""):
+        hint = ("torch.tensor(...) of a list of tensors turns each into one number: join tensors with "
+                "torch.stack(xs) (a new axis) or torch.cat(xs) (an existing one)")
     specific = False          # a hint made from the values at the student's line (then no edit hint is said)
     made = None               # (hint, names bound there): the line where a tensor got another shape than the reference's
     if mine:
-        frame = next((fr for fr, lineno in traceback.walk_tb(tb)
-                      if fr.f_code.co_filename == deepest.filename and lineno == deepest.lineno), None)
+        frame = None              # the innermost frame at that line (a comprehension's, not its function's)
+        for fr, lineno in traceback.walk_tb(tb):
+            if fr.f_code.co_filename == deepest.filename and lineno == deepest.lineno:
+                frame = fr
         if frame is not None:
             try:
                 source = inspect.getsource(frame.f_code)
@@ -2415,6 +2479,12 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             at = made[0] if made else _shape_hint_at(msg, deepest.line or "", {**frame.f_globals, **frame.f_locals},
                                                      source)
             specific, hint = bool(at) and not made, at or hint
+    if isinstance(value, (NameError, KeyError)) and mine and frame is not None:
+        try:
+            named = _name_hint(value, deepest.line or "", deepest.name, frame.f_locals)
+        except Exception:  # noqa: BLE001 - a hint never hides the error
+            named = None
+        specific, hint = specific or bool(named), named or hint
     if isinstance(value, AttributeError):
         try:
             hint = _attribute_hint(value) or hint
@@ -2422,7 +2492,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             pass
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
-    if "what you get with" not in msg and not specific:   # a hint made from the student's own values says more
+    if "what you get with" not in msg and "Likely cause" not in msg and not specific:   # own values say more
         edit = _error_edit_hint(outer.line or "", ename, str(value))
         if made and not any(f"computes `{n}`" in edit for n in made[1]):
             edit = ""             # an edit elsewhere than the line the shapes point to: it would contradict them

@@ -992,6 +992,17 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "'int' object is not iterable": lambda: [t for t in 5],
              "'float' object is not iterable": lambda: [1.0].__iadd__(2.5),
              "only integer tensors of a single element": lambda: torch.ones(2, 5, 3)[:, :torch.tensor([2, 3])],
+             "has no attribute 'backward'": lambda: (1.5).backward(),
+             "non-iterable builtin_function_or_method": lambda: [b for b, t in [torch.ones(2, 3).size]],
+             "'builtin_function_or_method' object is not subscriptable": lambda: torch.ones(2, 3).size[0],
+             "must be tuple of Tensors, not Tensor": lambda: torch.cat(torch.ones(2), torch.ones(2)),
+             "must be tuple of Tensors, not": lambda: torch.stack(reversed([torch.ones(2)])),
+             "not implemented for 'Bool'": lambda: torch.einsum("bt,btf->bf", torch.ones(2, 3, dtype=torch.bool),
+                                                                torch.ones(2, 3, 4)),
+             "1D tensors expected, but got": lambda: torch.dot(torch.ones(2, 3, 4), torch.ones(4)),
+             "must be real number, not torch.Size": lambda: math.sqrt(torch.ones(2).shape),
+             "cannot be broadcast to indexing result": lambda: torch.zeros(2, 3).__setitem__(
+                 torch.tensor([True, False]), torch.ones(2, 3)),
              "backward through the graph a second time": backward_twice,
              "missing 1 required positional argument": lambda: torch.softmax(torch.ones(3)),
              "takes 1 positional argument": lambda: torch.zeros((2, 3), 4)}
@@ -1047,3 +1058,54 @@ def test_trial_22j_misleading_messages_name_another_possible_cause():
     message = 'can only concatenate list (not "NoneType") to list'
     hint = next(h for k, h in checks._ERROR_HINTS if k in message)
     assert hint.startswith("a value is None: the result of a method that works in place and returns None (list.sort()")
+
+
+def test_a_name_or_key_error_names_its_cause_from_the_line():
+    """Trial 22k: `F` used without its import (ch04-h04a), a generator whose two for clauses are in the wrong order
+    (ch06-h06b), a variable's name written as a string key (ch03-h03c); another NameError gets nothing."""
+    from seqcourse import checks
+
+    def raised(code, env):
+        try:
+            exec(code, env)
+        except (NameError, KeyError) as e:
+            return e
+        raise AssertionError("no error")
+
+    e = raised("F.linear", {})
+    assert "import torch.nn.functional as F" in checks._name_hint(e, "gi = F.linear(x, w)", "f", {})
+    line = "counts = Counter(token for token in seq for seq in sequences)"
+    e = raised("list(token for token in seq for seq in [[1]])", {})
+    assert "the first one is the outer loop" in checks._name_hint(e, line, "build_vocab", {})
+    assert checks._name_hint(e, "y = seq + 1", "f", {}) is None
+    e = raised('{"a": 1}["k"]', {})
+    line = 'pre = {k: x @ Wx[k].T + h_prev @ Wh["k"].T for k in GATES}'
+    assert "not your variable k: write [k] without quotes" in checks._name_hint(e, line, "<dictcomp>", {"k": "i"})
+    assert checks._name_hint(e, line, "<dictcomp>", {}) is None
+
+
+def test_trial_22k_errors_name_their_cause():
+    """Trial 22k: the softmax's output changed in place after the call (ch09-h09b: PyTorch names the op at backward),
+    torch.tensor of a list of tensors (ch07-h07e), F used without its import (ch04-h04a)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                       store_history=True)
+        shell.run_cell("def attend(e):\n"
+                       "    alpha = torch.softmax(e, dim=-1)\n"
+                       "    alpha.mul_(2)\n"
+                       "    return alpha\n"
+                       "def weights_of(steps):\n"
+                       "    return torch.tensor(steps)\n"
+                       "def gates(x, w):\n"
+                       "    return F.linear(x, w)\n", store_history=True)
+        text = _brief_message(shell, "e = torch.ones(2, 3, requires_grad=True)\nattend(e).sum().backward()")
+        assert "the tensor changed in place is the output of a softmax (shape (2, 3))" in text
+        text = _brief_message(shell, "weights_of([torch.ones(3), torch.ones(3)])")
+        assert "join tensors with torch.stack(xs)" in text
+        text = _brief_message(shell, "gates(torch.ones(2, 3), torch.ones(4, 3))")
+        assert "F is a module: `import torch.nn.functional as F` at the top of your cell" in text
+    finally:
+        InteractiveShell.clear_instance()
