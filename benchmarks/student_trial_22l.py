@@ -263,8 +263,8 @@ mistake("ch09", "h09c", "ch09_masked_loss", "masked_loss: per-token losses (redu
 mistake("ch09", "h09d", "ch09_beam_search", "beam_search multiplies the log-probabilities, starting from 1.0 (the product of probabilities carried over to their logs)",
         ("live = [([], 0.0, start_state)]", "live = [([], 1.0, start_state)]"),
         ("candidates.append((score + lp, tokens + [tok], new_state))", "candidates.append((score * lp, tokens + [tok], new_state))"))
-mistake("ch09", "h09e", "ch09_beam_search", "beam_search ranks the candidates by the length-normalised score at every step, not by their sums (only finished ones are normalised)",
-        ("candidates.sort(key=lambda cand: -cand[0])", "candidates.sort(key=lambda cand: -cand[0] / len(cand[1]) ** alpha)"))
+mistake("ch09", "h09e", "ch09_beam_search", "beam_search writes the length normalisation with ^ (score / len(tokens) ^ alpha: the math's power sign, Python's exclusive or)",
+        ("finished.append((tokens[:-1], score / len(tokens) ** alpha))", "finished.append((tokens[:-1], score / len(tokens) ^ alpha))"))
 variant("ch09", "x09a", "ch09_masked_loss", "masked_loss: per-token losses (reduction='none'), the real ones picked by the flattened mask and averaged",
         code=("def masked_loss(logits, tgt_out):\n"
               "    losses = F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(), reduction='none')   # (B * Ty,)\n"
