@@ -959,6 +959,11 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
         z.backward()
         z.backward()
 
+    def unbound():
+        if False:
+            blocks = 1
+        return blocks  # noqa: F821
+
     long_ids = torch.zeros(6, dtype=torch.long)
     cases = {"view size is not compatible": lambda: torch.ones(2, 3, 4).transpose(1, 2).view(2, 12),
              "is invalid for input of size": lambda: torch.ones(2, 3, 4).reshape(5, 4),
@@ -993,6 +998,9 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "'float' object is not iterable": lambda: [1.0].__iadd__(2.5),
              "only integer tensors of a single element": lambda: torch.ones(2, 5, 3)[:, :torch.tensor([2, 3])],
              "has no attribute 'backward'": lambda: (1.5).backward(),
+             "'NoneType' object has no attribute 'zero_'": lambda: nn.Linear(2, 2).weight.grad.zero_(),
+             "'Parameter' object is not callable": lambda: nn.Parameter(torch.ones(2))(torch.ones(2)),
+             "cannot access local variable": unbound,
              "non-iterable builtin_function_or_method": lambda: [b for b, t in [torch.ones(2, 3).size]],
              "'builtin_function_or_method' object is not subscriptable": lambda: torch.ones(2, 3).size[0],
              "must be tuple of Tensors, not Tensor": lambda: torch.cat(torch.ones(2), torch.ones(2)),
