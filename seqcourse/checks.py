@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import itertools
 import math
@@ -1373,9 +1374,15 @@ def check_passes(module: torch.nn.Module, caller: str, argument: str, why: str =
 # ------------------------------------------------------------------------------- errors in one line
 # errors whose one-line hint is the cause itself: an edit of the reference that raises the same error elsewhere
 # would name a wrong line (trial 22l: ch04-h04e, ch07-h07c)
-_SELF_EXPLAINED = ("'NoneType' object has no attribute 'zero_'", "'Parameter' object is not callable",
-                   "cannot access local variable")
-_ERROR_HINTS = (
+_SELF_EXPLAINED = (
+    ("'NoneType' object has no attribute 'zero_'", "a parameter's .grad is None until its first backward(): "
+     "clear gradients with optimizer.zero_grad() (or model.zero_grad()), or skip a None .grad"),
+    ("'Parameter' object is not callable", "a parameter is a tensor of weights, not a layer: multiply by it "
+     "(x @ self.v); an nn.Linear is what is called (self.W(x))"),
+    ("cannot access local variable", "the variable is given a value only on some paths (an if/elif without the case "
+     "this call takes, or a loop that ran zero times) or only after this line: give it a value on every path"),
+)
+_ERROR_HINTS = _SELF_EXPLAINED + (
     ("mat1 and mat2 shapes cannot be multiplied", "a matrix product whose inner sizes differ: a .T missing or one "
      "too many, or the wrong matrix?"),
     ("must match the size of tensor b", "two shapes that do not broadcast: print the shapes on that line (a (B, T) "
@@ -1384,12 +1391,6 @@ _ERROR_HINTS = (
     ("must have same number of dimensions", "tensors with different numbers of axes: print their shapes (an axis "
      "indexed away or never added, a matrix product that broadcast a batch against itself, or a .squeeze() that "
      "also removed the batch axis of a batch of one?)"),
-    ("'NoneType' object has no attribute 'zero_'", "a parameter's .grad is None until its first backward(): "
-     "clear gradients with optimizer.zero_grad() (or model.zero_grad()), or skip a None .grad"),
-    ("'Parameter' object is not callable", "a parameter is a tensor of weights, not a layer: multiply by it "
-     "(x @ self.v); an nn.Linear is what is called (self.W(x))"),
-    ("cannot access local variable", "the variable is given a value only on some paths (an if/elif without the case "
-     "this call takes, or a loop that ran zero times) or only after this line: give it a value on every path"),
     ("NoneType", "a value is None: the result of a method that works in place and returns None (list.sort(), "
      "list.append(), list.reverse(), dict.update(): use sorted(x) or call it on its own line, then use the list), "
      "an argument that may be None (does the docstring allow mask=None or lengths=None?), or a function of yours "
@@ -2377,6 +2378,7 @@ def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: st
     args = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
     signature = hints.call_signature(code, local)
 
+    @functools.cache
     def shapes(name):
         v = local.get(name)
         want = (hints.reference_shape(test_line, code.co_qualname, signature, name)
@@ -2502,7 +2504,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             pass
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
-    specific = specific or any(key in msg for key in _SELF_EXPLAINED)
+    specific = specific or any(key in msg for key, _ in _SELF_EXPLAINED)
     if "what you get with" not in msg and "Likely cause" not in msg and not specific:   # own values say more
         edit = _error_edit_hint(outer.line or "", ename, str(value))
         if made and not any(f"computes `{n}`" in edit for n in made[1]):

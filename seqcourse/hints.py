@@ -215,16 +215,22 @@ def _sites() -> list:
     return sites
 
 
-@functools.lru_cache(maxsize=1)
-def _error_sites() -> dict:
-    """``{key: encrypted text}`` of every recorded error of every assignment (read once, at import)."""
+def _merged(field: str, entries) -> dict:
+    """One dict from the ``field`` of every assignment's hint file (``entries(value)`` gives its (key, value)
+    pairs); a damaged file costs its hints, never a test."""
     found = {}
     for path in sorted(DATA.glob("*.json")):
         try:
-            found.update({e["key"]: e["text"] for e in json.loads(path.read_text()).get("errors", [])})
+            found.update(entries(json.loads(path.read_text()).get(field, {})))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue   # a damaged hint file costs its hints, never a test
+            continue
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def _error_sites() -> dict:
+    """``{key: encrypted text}`` of every recorded error of every assignment (read once, at import)."""
+    return _merged("errors", lambda errors: {e["key"]: e["text"] for e in errors})
 
 
 def _message_head(message: str) -> str:
@@ -292,13 +298,7 @@ def shape_key(line: str, function: str, signature: list, name: str) -> str:
 @functools.lru_cache(maxsize=1)
 def _shape_sites() -> dict:
     """``{key: shape}`` of the reference's tensor variables (see :func:`reference_shape`), read once at import."""
-    found = {}
-    for path in sorted(DATA.glob("*.json")):
-        try:
-            found.update({k: tuple(v) for k, v in json.loads(path.read_text()).get("shapes", {}).items()})
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue   # a damaged hint file costs its hints, never a test
-    return found
+    return _merged("shapes", lambda shapes: {k: tuple(v) for k, v in shapes.items()})
 
 
 def reference_shape(line: str, function: str, signature: list, name: str) -> tuple | None:
