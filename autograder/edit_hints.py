@@ -948,8 +948,10 @@ def _cell_frame(frame, cell_file: str):
     return frame
 
 
-def reference_shapes(assignment: str) -> dict:
-    """The shape of every tensor variable of the reference's functions while each line of a visible test runs:
+def reference_traces(assignment: str) -> tuple[dict, dict]:
+    """``(shapes, values)`` of the reference's functions while the visible tests run. ``values``: the fingerprints of
+    what the first call of each function per test line (and per shapes given) was given and made (see
+    :mod:`seqcourse.calltrace`; keys hashed by :func:`seqcourse.hints.value_key`). ``shapes``: the shape of every tensor variable of the reference's functions while each line of a visible test runs:
     ``{key of (the test's line, the function's qualified name, what it was called with, the variable): shape}``,
     only where the variable has one shape all through that call (a variable rebound to another shape says nothing). :func:`seqcourse.hints.reference_shape` reads it: a student whose error
     comes with a tensor of another shape under the same name learns where that tensor was made wrong. Names are
@@ -959,7 +961,7 @@ def reference_shapes(assignment: str) -> dict:
     os.environ.setdefault("MPLBACKEND", "Agg")
     import torch
     from IPython.core.interactiveshell import InteractiveShell
-    from seqcourse import hints
+    from seqcourse import calltrace, hints
 
     cells, sol, ex = _cells(assignment)
     shell = InteractiveShell.instance()
@@ -992,20 +994,28 @@ def reference_shapes(assignment: str) -> dict:
             return in_function
         return None
 
+    values: dict = {}
     try:
         for src, role, gid in cells:
             current["file"] = None
             sys.settrace(tracer)
             try:
-                result = run_quietly(shell, src)
+                with calltrace.recording() if role == "test" else contextlib.nullcontext() as rec:
+                    result = run_quietly(shell, src)
             finally:
                 sys.settrace(None)
             if not result.success:
                 raise RuntimeError(f"{assignment}: the reference notebook fails at cell {gid}")
+            for call in (rec.calls if role == "test" and rec is not None else []):
+                for name, v in {**call.given, **(call.made or {})}.items():
+                    fp = hints.fingerprint(v)
+                    if fp is not None:
+                        values[hints.value_key(call.line, call.code.co_qualname, call.signature, name)] = fp
     finally:
         os.chdir(here)
-    return {hints.shape_key(line, fn, json.loads(sig), name): list(next(iter(v)))
-            for (line, fn, sig, name), v in sorted(seen.items()) if len(v) == 1}
+    shapes = {hints.shape_key(line, fn, json.loads(sig), name): list(next(iter(v)))
+              for (line, fn, sig, name), v in sorted(seen.items()) if len(v) == 1}
+    return shapes, dict(sorted(values.items()))
 
 
 def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
@@ -1133,13 +1143,13 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
             out_errors.append({"cell": entry["cell"], "key": key, "text": hints.encrypt_error(text, *entry["raised"])})
         spent = time.monotonic() - t0
         digest = source_digest(assignment)
-        shapes = _forked(lambda: reference_shapes(assignment), 600)
-        if shapes is None:
+        traces = _forked(lambda: reference_traces(assignment), 600)
+        if traces is None:
             raise RuntimeError(f"{assignment}: the reference notebook failed while its shapes were recorded")
         log(f"{assignment}: {tried} edits tried in {spent:.0f} s, {kept} hints at {len(out_sites)} checks, "
             f"{len(out_errors)} at errors")
         return {"assignment": assignment, "made_from": digest, "edits_tried": tried, "sites": out_sites,
-                "errors": out_errors, "shapes": shapes}
+                "errors": out_errors, "shapes": traces[0], "values": traces[1]}
     finally:
         checks.assert_close, checks.assert_equal = recorder.real, equal_recorder.real
         os.chdir(here)
@@ -1194,7 +1204,7 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=float, default=900.0, help="seconds per assignment (default 900); the edits "
                         "of a solution cell left when its share is spent are not tried")
     parser.add_argument("--shapes-only", action="store_true", help="record only the reference's tensor shapes "
-                        "(a few seconds) into the existing hint files, keeping their edit hints")
+                        "and values (a few seconds) into the existing hint files, keeping their edit hints")
     args = parser.parse_args(argv)
     from seqcourse import hints
     hints.DATA.mkdir(exist_ok=True)
@@ -1209,10 +1219,11 @@ def main(argv=None) -> int:
             except (OSError, ValueError):
                 print(f"error: {path} is missing or damaged: run without --shapes-only", file=sys.stderr)
                 return 2
-            data["shapes"] = _forked(lambda: reference_shapes(a), 600)
-            if data["shapes"] is None:
+            traces = _forked(lambda: reference_traces(a), 600)
+            if traces is None:
                 print(f"error: {a}: the reference notebook failed while its shapes were recorded", file=sys.stderr)
                 return 1
+            data["shapes"], data["values"] = traces
         else:
             data = generate(a, args.budget)
         path.write_text(json.dumps(data, separators=(",", ":")) + "\n")
