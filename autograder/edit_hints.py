@@ -949,27 +949,40 @@ def _cell_frame(frame, cell_file: str):
 
 
 def reference_traces(assignment: str) -> tuple[dict, dict]:
-    """``(shapes, values)`` of the reference's functions while the visible tests run. ``values``: the fingerprints of
-    what the first call of each function per test line (and per shapes given) was given and made (see
-    :mod:`seqcourse.calltrace`; keys hashed by :func:`seqcourse.hints.value_key`). ``shapes``: the shape of every tensor variable of the reference's functions while each line of a visible test runs:
-    ``{key of (the test's line, the function's qualified name, what it was called with, the variable): shape}``,
-    only where the variable has one shape all through that call (a variable rebound to another shape says nothing). :func:`seqcourse.hints.reference_shape` reads it: a student whose error
-    comes with a tensor of another shape under the same name learns where that tensor was made wrong. Names are
-    hashed (the reference's code stays unread); shapes are what the tests' sizes make them."""
-    import linecache
-
+    """:func:`traces` of the assignment's student notebook with the reference's solution cells, run in its folder."""
     os.environ.setdefault("MPLBACKEND", "Agg")
-    import torch
     from IPython.core.interactiveshell import InteractiveShell
-    from seqcourse import calltrace, hints
 
     cells, sol, ex = _cells(assignment)
-    shell = InteractiveShell.instance()
     here = os.getcwd()
     os.chdir(ex.parent)
+    try:
+        return traces(InteractiveShell.instance(), cells, assignment)
+    finally:
+        os.chdir(here)
+
+
+def traces(shell, cells: list, what: str = "the notebook") -> tuple[dict, dict]:
+    """``(shapes, values)`` of the solution cells' functions while the visible tests run (``cells``: ``[(source,
+    role, grade_id)]``, role "solution", "test" or other, run in order in ``shell``).
+
+    ``shapes``: ``{key of (the test's line, the function's qualified name, what its call was given, the variable):
+    shape}`` of every tensor variable while each line of a visible test runs, only where the variable has one shape
+    all through that call (a variable rebound to another shape says nothing). :func:`seqcourse.hints.reference_shape`
+    reads it: a student whose error comes with a tensor of another shape under the same name learns where that
+    tensor was made wrong. ``values``: the fingerprints of what the first call of each function per test line (and
+    per shapes given) was given and made (see :mod:`seqcourse.calltrace`; keys hashed by
+    :func:`seqcourse.hints.value_key`). Names are hashed (the reference's code stays unread); shapes are what the
+    tests' sizes make them."""
+    import linecache
+
+    import torch
+    from seqcourse import calltrace, hints
+
     solution_files: set = set()
     seen: dict = {}
     current = {"file": None}
+    given: dict = {}                    # id(frame) -> what its call was given, read at the call (see calltrace)
 
     def in_function(frame, event, arg):
         if event in ("line", "return"):
@@ -977,7 +990,7 @@ def reference_traces(assignment: str) -> tuple[dict, dict]:
             line = linecache.getline(test.f_code.co_filename, test.f_lineno).strip() if test is not None else ""
             if line:
                 local = frame.f_locals
-                signature = json.dumps(hints.call_signature(frame.f_code, local))
+                signature = given.get(id(frame)) or json.dumps(hints.call_signature(frame.f_code, local))
                 for name, v in list(local.items()):
                     if isinstance(v, torch.Tensor):
                         seen.setdefault((line, frame.f_code.co_qualname, signature, name), set()).add(tuple(v.shape))
@@ -991,28 +1004,23 @@ def reference_traces(assignment: str) -> tuple[dict, dict]:
                 solution_files.add(code.co_filename)
             return None
         if role == "test" and code.co_filename in solution_files:
+            given[id(frame)] = json.dumps(hints.call_signature(code, frame.f_locals))
             return in_function
         return None
 
     values: dict = {}
-    try:
-        for src, role, gid in cells:
-            current["file"] = None
-            sys.settrace(tracer)
-            try:
-                with calltrace.recording() if role == "test" else contextlib.nullcontext() as rec:
-                    result = run_quietly(shell, src)
-            finally:
-                sys.settrace(None)
-            if not result.success:
-                raise RuntimeError(f"{assignment}: the reference notebook fails at cell {gid}")
-            for call in (rec.calls if role == "test" and rec is not None else []):
-                for name, v in {**call.given, **(call.made or {})}.items():
-                    fp = hints.fingerprint(v)
-                    if fp is not None:
-                        values[hints.value_key(call.line, call.code.co_qualname, call.signature, name)] = fp
-    finally:
-        os.chdir(here)
+    for src, role, gid in cells:
+        current["file"] = None
+        sys.settrace(tracer)
+        try:
+            with calltrace.recording() if role == "test" else contextlib.nullcontext() as rec:
+                result = run_quietly(shell, src)
+        finally:
+            sys.settrace(None)
+        if not result.success:
+            raise RuntimeError(f"{what}: the reference notebook fails at cell {gid}")
+        if role == "test":
+            values.update(calltrace.fingerprints(rec))
     shapes = {hints.shape_key(line, fn, json.loads(sig), name): list(next(iter(v)))
               for (line, fn, sig, name), v in sorted(seen.items()) if len(v) == 1}
     return shapes, dict(sorted(values.items()))

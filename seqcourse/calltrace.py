@@ -1,19 +1,23 @@
 """Where a student's values first go wrong: the variables of each notebook function, compared with the reference's.
 
-While a visible test runs, :class:`Recorder` keeps, for the FIRST call of each of the student's notebook functions
-per test line (and per shapes of what it was given), what it was given (at the call) and its variables and result
-(at its return). ``python -m autograder.edit_hints`` records the same of the reference solution, as fingerprints
-keyed by hashes (:func:`seqcourse.hints.value_key`: nothing of the reference's code or values can be read back).
-When a check finds wrong values and no cause (:func:`seqcourse.checks.diagnose`), :func:`first_difference` names the
-innermost call that was given the same inputs as the reference's and returned something else, and in it the first
-variable (in the order of the function's lines) whose value is not the reference's variable of the same name: the
-line that made it is where the values go wrong. Variables of another shape, or names the reference does not have,
-are not compared (another valid bookkeeping says nothing); a call given other inputs than the reference's is not
-blamed (the mistake is before it).
+While a visible test runs, :class:`Recorder` follows the FIRST call of each of the student's notebook functions per
+test line (and per shapes of what it was given): what it was given, the value each variable gets where it is first
+bound (and, for one bound again, at the return) and its result. ``python -m autograder.edit_hints`` records the same
+of the reference solution, as fingerprints keyed by hashes (:func:`seqcourse.hints.value_key`: nothing of the
+reference's code or values can be read back). When a check finds wrong values and no cause
+(:func:`seqcourse.checks.diagnose`), :func:`first_difference` names the innermost call that was given the same inputs
+as the reference's and returned something else, and in it the first variable (in the order they were bound) whose
+value is not the reference's variable of the same name, with the line that bound it: where the values go wrong. A
+variable right where first bound and wrong at the end names what a loop carries. Variables of another shape, or
+names the reference does not have, are not compared (another valid bookkeeping says nothing); a call given other
+inputs than the reference's is not blamed (the mistake is before it); a call that returns the reference's result is
+not blamed for its own bookkeeping.
 
-Recording is a profile function (``sys.setprofile``) that does nothing but for calls of functions defined in
-notebook cells; :func:`recording` installs it around a test cell's run: in Jupyter and nbgrader from the IPython
-events that :func:`seqcourse.checks.explain_errors` registers, in the class grader from its driver.
+Recording is a trace function (``sys.settrace``) that does nothing but for calls of functions defined in notebook
+cells, and follows only the first of each line by line; :func:`start` and :func:`stop` install it around a test
+cell's run, from the IPython events that :func:`seqcourse.checks.explain_errors` registers (Jupyter and ``nbgrader
+autograde``). The class grader redoes each check in its own process, away from the student's variables: its
+feedback names no variable.
 """
 from __future__ import annotations
 
@@ -58,13 +62,13 @@ def _weights(module) -> torch.Tensor | None:
 
 
 def arguments(frame) -> dict:
-    """What a call was given, at its start: ``{name: comparable value}``; a module's ``self`` by its weights
-    (``"self"``)."""
+    """What a call was given, at its start: ``{name: comparable value}``; a module (``self``, ``model``) by its
+    weights."""
     code, local = frame.f_code, frame.f_locals
     out = {}
     for name in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
         v = local.get(name)
-        if name == "self" and isinstance(v, torch.nn.Module):
+        if isinstance(v, torch.nn.Module):
             v = _weights(v)
         v = comparable(v)
         if v is not None:
@@ -72,19 +76,10 @@ def arguments(frame) -> dict:
     return out
 
 
-def variables(frame, returned) -> dict:
-    """What a call made, at its return: ``{name: comparable value}`` of its local variables that are not its
-    arguments, and ``"<return>"`` for what it returned (a tuple: ``"<return>[i]"`` for each item)."""
-    code, local = frame.f_code, frame.f_locals
-    args = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    out = {}
-    for name, v in list(local.items()):
-        if name in args or name.startswith("."):
-            continue
-        v = comparable(v)
-        if v is not None:
-            out[name] = v
+def _returned(returned) -> dict:
+    """``{"<return>": value}`` of what a call returned (a tuple: ``"<return>[i]"`` for each item)."""
     items = returned if isinstance(returned, tuple) else (returned,)
+    out = {}
     for i, item in enumerate(items):
         v = comparable(item)
         if v is not None:
@@ -107,49 +102,89 @@ def test_frame(frame, cell_file: str | None):
 
 
 class Recorder:
-    """A profile function that keeps the first call per ``(test line, function, signature)`` of every function
-    defined in a notebook cell other than the test cell. ``calls``: ``[Call]`` in the order the calls started."""
+    """A trace function (``sys.settrace``) that keeps the first call per ``(test line, function, signature)`` of every
+    function defined in a notebook cell other than the test cell, following that call line by line: the value each
+    variable gets where it is first bound (an argument: where it is first rebound) and the line that bound it, and,
+    for a variable bound again later (a loop), its value at the return. ``calls``: ``[Call]`` in the order the
+    calls started; ``signatures``: ``{code: what its latest call was given}`` (see :func:`call_signature`).
+    ``chain``: a trace function that was set before (the edit hints' own), called as if alone."""
 
-    def __init__(self, cell_file: str | None = None):
+    def __init__(self, cell_file: str | None = None, chain=None):
         from seqcourse import hints
-        self.cell_file, self.hints = cell_file, hints
-        self.calls, self.seen, self.open = [], set(), {}
+        self.cell_file, self.hints, self.chain = cell_file, hints, chain
+        self.calls, self.seen, self.signatures = [], set(), {}
         self.counter = 0
 
     def __call__(self, frame, event, arg):
+        inner = self.chain(frame, event, arg) if self.chain is not None else None
         try:
-            if event == "call":
-                self._called(frame)
-            elif event == "return" and self.open:
-                call = self.open.pop(id(frame), None)
-                if call is not None:
-                    call.made = variables(frame, arg)
-                    call.end = self.counter = self.counter + 1
+            call = self._called(frame) if event == "call" else None
         except Exception:  # noqa: BLE001 - recording never changes what the student's code does
-            pass
+            call = None
+        if call is None:
+            return inner
+        return self._follow(call, frame, inner)
 
     def _called(self, frame):
         code = frame.f_code
-        if code.co_name == "<module>" or not _is_cell(code.co_filename) or len(self.calls) >= MAX_CALLS:
-            return
+        if code.co_name == "<module>" or not _is_cell(code.co_filename):
+            return None
+        signature = self.hints.call_signature(code, frame.f_locals)
+        self.signatures[code] = signature       # what its latest call was given (an argument may be rebound later)
+        if len(self.calls) >= MAX_CALLS:
+            return None
         test = test_frame(frame.f_back, self.cell_file)
         if test is None or test.f_code.co_filename == code.co_filename:   # the test's own helpers
-            return
+            return None
         line = linecache.getline(test.f_code.co_filename, test.f_lineno).strip()
-        signature = self.hints.call_signature(code, frame.f_locals)
         key = (line, code.co_qualname, repr(signature))
         self.counter += 1
         if not line or key in self.seen:
-            return
+            return None
         self.seen.add(key)
         call = Call(line, code, signature, arguments(frame), self.counter)
         self.calls.append(call)
-        self.open[id(frame)] = call
+        return call
+
+    def _follow(self, call, frame, inner):
+        """The local trace function of a recorded call: at each line, the variables bound by the line before."""
+        held = {n: v for n, v in frame.f_locals.items()}     # what each name holds (identity tells a new binding)
+        state = {"line": frame.f_lineno, "inner": inner}
+        first, again = call.first, set()
+
+        def local(frame, event, arg):
+            if state["inner"] is not None:
+                state["inner"] = state["inner"](frame, event, arg)
+            if event in ("line", "return"):
+                try:
+                    for name, v in frame.f_locals.items():
+                        if name in held and held[name] is v:
+                            continue
+                        if name in held and name in first:
+                            again.add(name)
+                        held[name] = v
+                        if name not in first and not name.startswith("."):
+                            c = comparable(v)
+                            if c is not None:
+                                first[name] = (c, state["line"])
+                    state["line"] = frame.f_lineno
+                    if event == "return":
+                        call.made = {n: first[n][0] for n in first}
+                        call.made.update({f"{n}@end": c for n in again
+                                          for c in [comparable(frame.f_locals.get(n))] if c is not None})
+                        call.made.update(_returned(arg))
+                        call.end = self.counter = self.counter + 1
+                except Exception:  # noqa: BLE001 - recording never changes what the student's code does
+                    pass
+            return local
+
+        return local
 
 
 class Call:
     def __init__(self, line, code, signature, given, start):
         self.line, self.code, self.signature, self.given, self.start = line, code, signature, given, start
+        self.first = {}                           # name -> (value where first bound, the line that bound it)
         self.made, self.end = None, None          # filled at its return (None: it raised)
 
 
@@ -158,20 +193,19 @@ _current: list = []       # the Recorder of the test cell that runs (at most one
 
 def start(cell_file: str | None = None):
     """Begin recording the calls of a test cell (``cell_file``: its code's file name, else the outermost notebook
-    cell on the stack); the records stay readable by :func:`first_difference` until the next start. A profile
-    function set by someone else is kept (then nothing is recorded). Returns the Recorder, or None."""
-    if sys.getprofile() is not None:
-        return None
-    rec = Recorder(cell_file)
+    cell on the stack); the records stay readable by :func:`first_difference` until the next start. A trace function
+    set before is kept and still called. Returns the Recorder."""
+    rec = Recorder(cell_file, chain=sys.gettrace())
     _current[:] = [rec]
-    sys.setprofile(rec)
+    sys.settrace(rec)
     return rec
 
 
 def stop(rec) -> None:
-    """End the recording that :func:`start` returned (if it is still the profile function)."""
-    if rec is not None and sys.getprofile() is rec:
-        sys.setprofile(None)
+    """End the recording that :func:`start` returned (if it is still the trace function): the trace function set
+    before it is put back."""
+    if rec is not None and sys.gettrace() is rec:
+        sys.settrace(rec.chain)
 
 
 @contextlib.contextmanager
@@ -182,6 +216,28 @@ def recording(cell_file: str | None = None):
         yield rec
     finally:
         stop(rec)
+
+
+def call_signature(code, local: dict) -> list:
+    """What the latest call of ``code`` was given, as :func:`seqcourse.hints.call_signature` says it, read when the
+    call began (an argument the function rebinds, ``h0 = h0.T``, keeps its given shape here); from ``local`` when
+    no recording saw the call."""
+    rec = _current[0] if _current else None
+    found = rec.signatures.get(code) if rec is not None else None
+    return found if found is not None else hints_module().call_signature(code, local)
+
+
+def fingerprints(rec) -> dict:
+    """``{hints.value_key(...): fingerprint}`` of what the calls ``rec`` recorded were given and made: what
+    ``python -m autograder.edit_hints`` stores of the reference (see :func:`seqcourse.hints.reference_value`)."""
+    hints = hints_module()
+    out = {}
+    for call in (rec.calls if rec is not None else []):
+        for name, v in {**call.given, **(call.made or {})}.items():
+            fp = hints.fingerprint(v)
+            if fp is not None:
+                out[hints.value_key(call.line, call.code.co_qualname, call.signature, name)] = fp
+    return out
 
 
 def _differs(value, pattern) -> bool | None:
@@ -201,29 +257,38 @@ def hints_module():
     return hints
 
 
-def _verdict(call) -> list | None:
-    """The variables of ``call`` whose values are not the reference's, in the order of the function's lines, when
-    it was given the reference's inputs and returned something else; None otherwise."""
+def _verdict(call) -> tuple[str, list] | None:
+    """How ``call`` differs from the reference's when it was given the reference's inputs and returned something
+    else: ``("first", names)``, the variables whose value where first bound is not the reference's (in the order
+    they were bound); else ``("end", names)``, those right where first bound but not at the return (carried through
+    a loop); else ``("result", [])``. None when it was given other inputs, returned the reference's result, or
+    nothing that can be compared differs."""
     hints = hints_module()
     if call.made is None:
         return None
 
-    def pattern(name):
-        return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
+    def differs(name, value):
+        return _differs(value, hints.reference_value(call.line, call.code.co_qualname, call.signature, name))
 
-    compared = [(n, _differs(v, pattern(n))) for n, v in call.given.items()]
-    if not any(d is not None for _, d in compared) or any(d for _, d in compared):
+    compared = [differs(n, v) for n, v in call.given.items()]
+    if not any(d is not None for d in compared) or any(compared):
         return None                         # nothing recorded for this call, or other inputs than the reference's
-    returned = [_differs(v, pattern(n)) for n, v in call.made.items() if n.startswith("<return>")]
+    returned = [differs(n, v) for n, v in call.made.items() if n.startswith("<return>")]
     if returned and not any(returned):
         return None                         # it returns the reference's result: its own bookkeeping is its own
-    return [n for n, v in call.made.items() if not n.startswith("<return>") and _differs(v, pattern(n))]
+    first = [n for n in call.first if n in call.made and differs(n, call.made[n])]
+    if first:
+        return "first", first
+    end = [n for n in call.first if f"{n}@end" in call.made and differs(f"{n}@end", call.made[f"{n}@end"])]
+    if end:
+        return "end", end
+    return ("result", []) if any(returned) else None
 
 
 def first_difference() -> str:
     """Where the values of the test cell that runs (or ran last) first go wrong, in words, or ``""``: the innermost
     call of a notebook function that was given the reference's inputs and returned another result, and its first
-    variable (by the line that first binds it) whose value is not the reference's. Never fails."""
+    variable (in the order they were bound) whose value is not the reference's. Never fails."""
     try:
         return _first_difference()
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
@@ -238,36 +303,33 @@ def _first_difference() -> str:
     if not _current:
         return ""
     wrong = [(c, _verdict(c)) for c in _current[0].calls if c.end is not None]
-    wrong = [(c, names) for c, names in wrong if names is not None]
+    wrong = [(c, v) for c, v in wrong if v is not None]
     if not wrong:
         return ""
-    call, names = wrong[0]
-    for inner, inner_names in wrong[1:]:     # the innermost: a call of it that went wrong too
+    call, (kind, names) = wrong[0]
+    for inner, verdict in wrong[1:]:     # the innermost: a call inside it that went wrong too
         if call.start < inner.start and inner.end < call.end:
-            call, names = inner, inner_names
-    name = call.code.co_qualname
-    if not names:
-        return (f"{name} (called while the test ran `{call.line}`) was given the same inputs as the reference's "
-                f"and returns another result, although its variables that can be compared agree: what it returns "
-                f"is made wrong (the return line, or a value changed in place after it was made?)")
+            call, (kind, names) = inner, verdict
+    given = (f"in {call.code.co_qualname}, given the same inputs as the reference's (while the test ran "
+             f"`{call.line}`), ")
+    if kind == "result":
+        return (given + "every variable that can be compared agrees with the reference's, but the result differs: "
+                "look at the line that returns it (or a value changed in place after it was made)")
+    var = names[0]
+    agree = [n for n in call.first if n not in names and n in call.made][:4]
+    if kind == "first":
+        before = [n for n in agree if list(call.first).index(n) < list(call.first).index(var)]
+        line = linecache.getline(call.code.co_filename, call.first[var][1]).strip()
+        return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
+                f"first made" + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
+                + (f': look at your line "{line}"' if line else ""))
     try:
         source = inspect.getsource(call.code)
     except (OSError, TypeError):
         source = ""
-    bindings = _bindings(source, call.code.co_firstlineno) if source else []
-    first_line = {}
-    for line, bound, text, *_ in bindings:
-        for n in bound:
-            first_line.setdefault(n, (line, text))
-    ordered = sorted(names, key=lambda n: (first_line.get(n, (10 ** 9, ""))[0], n))
-    var = ordered[0]
-    lines = [text for line, bound, text, *_ in bindings if var in bound]
-    where = (" or ".join(f'"{t}"' for t in dict.fromkeys(lines[:3])) if lines else "")
-    agree = sorted((n for n, v in call.made.items() if not n.startswith("<return>") and n not in names
-                    and n in first_line and first_line[n][0] < first_line.get(var, (10 ** 9,))[0]),
-                   key=lambda n: first_line[n][0])
-    before = (f" (the variables made before it agree: {', '.join(agree[:4])}{', ...' if len(agree) > 4 else ''})"
-              if agree else "")
-    return (f"in {name}, given the same inputs as the reference's (while the test ran `{call.line}`), `{var}` is the "
-            f"first variable whose value differs from the reference's `{var}`{before}: "
-            + (f"look at your line {where}" if where else f"look where `{var}` is made"))
+    lines = [text for _, bound, text, *_ in (_bindings(source, call.code.co_firstlineno) if source else [])
+             if var in bound]
+    where = " or ".join(f'"{t}"' for t in dict.fromkeys(lines[:3]))
+    return (given + f"every variable agrees with the reference's where it is first made, but `{var}` differs at the "
+            f"end: it goes wrong where it is made again (a step of a loop?)" + (f": look at your lines {where}" if where
+                                                                             else ""))

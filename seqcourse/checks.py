@@ -773,7 +773,7 @@ def assert_equal(actual, expected, name: str = "output") -> None:
     short = lambda v: (r := repr(v)) if len(r := repr(v)) <= 200 else r[:200] + "..."  # noqa: E731
     detail = f"; first difference at {path}: {got} instead of {want}" if path else (
         f"; {got} instead of {want}" if (got, want) != (repr(actual)[:120], repr(expected)[:120]) else "")
-    hint = list_hint(actual, expected) or _edit_hint(actual, expected, name)
+    hint = list_hint(actual, expected) or _edit_hint(actual, expected, name) or _located_difference()
     raise AssertionError(f"{name}: got {short(actual)}, expected {short(expected)}{detail}" + (f"; {hint}" if hint else ""))
 
 # ------------------------------------------------------------------------- inputs, gradients, weights
@@ -1736,16 +1736,15 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
     axis = next(d for d in range(n - 1, -1, -1) if pa[d] != pb[d] and 1 not in (pa[d], pb[d]))
     hint = (f"{ta} has shape {_fmt(sa)} and {tb} has shape {_fmt(sb)}: broadcasting lines shapes up from the RIGHT, "
             f"so their axis {axis - n} meets {pa[axis]} against {pb[axis]}")
-    if a.numel() == b.numel() and len(sa) != len(sb):    # the same entries, one of them flattened
-        (tf, sf), (tk, sk) = sorted([(ta, sa), (tb, sb)], key=lambda x: len(x[1]))
-        flat = f"{tk}.reshape(-1)" if len(sf) == 1 else f"{tk}.reshape{_fmt(sf)}"
-        return (hint + f"; {tf} has as many entries as {tk} ({a.numel()}): one of the two was flattened and the "
-                f"other was not: flatten both the same way ({flat}), or keep {tf} in the shape {_fmt(sk)}")
     for extra, other, text in ((sa, sb, ta), (sb, sa, tb)):
         if len(extra) == len(other) + 1 and extra[-1] == 1 and extra[:-1] == other:
             return (hint + f"; {text} has a last axis of size 1 that {_fmt(other)} does not have: was it made with "
                     f"an extra axis (a product with a (k, 1) column, or keepdim=True)? {text}.squeeze(-1) drops it; "
                     f"adding an axis to the other side instead would run the next step over that single entry")
+    (tf, sf), (tk, sk) = sorted([(ta, sa), (tb, sb)], key=lambda x: len(x[1]))
+    if len(sf) == 1 and len(sk) >= 2 and 1 not in sk and a.numel() == b.numel():   # one flattened, the other not
+        return (hint + f"; {tf} has as many entries as {tk} ({a.numel()}): one of the two was flattened and the "
+                f"other was not: flatten both the same way ({tk}.reshape(-1)), or keep {tf} in the shape {_fmt(sk)}")
     for small, big, text in sorted([(sa, sb, ta), (sb, sa, tb)], key=lambda x: len(x[0])):
         core = tuple(s for s in small if s != 1)
         if len(core) >= len(big):
@@ -2381,17 +2380,41 @@ def _origin(name: str, before: int, bindings: list, wrong, env: dict) -> tuple |
     return None
 
 
+def _made_earlier_in_caller(mine: list, tb, test_line: str) -> tuple | None:
+    """When the error is raised in a function of the student's that another one called (given a tensor of a shape
+    its recorded run never saw, so nothing was recorded for it): :func:`_made_earlier_hint` at the CALLER's line,
+    where the tensors passed may have another shape than the reference's variables of the same names."""
+    import traceback
+
+    inner = mine[-1]
+    callers = [f for f in mine[:-1] if (f.filename, f.name) != (inner.filename, inner.name)]
+    if not callers:
+        return None
+    call = callers[-1]
+    frame = None
+    for fr, lineno in traceback.walk_tb(tb):
+        if fr.f_code.co_filename == call.filename and lineno == call.lineno:
+            frame = fr
+    if frame is None:
+        return None
+    try:
+        source = inspect.getsource(frame.f_code)
+    except (OSError, TypeError):
+        return None
+    return _made_earlier_hint(frame, call.line or "", call.lineno, test_line, source)
+
+
 def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: str) -> str | None:
     """When a tensor on the failing ``line`` has another shape than the reference's variable of the same name has at
     this point of this visible test (recorded by ``python -m autograder.edit_hints``): the tensor was made wrong
     earlier, at the first statement (followed back through the tensors it was made from) whose inputs all have
     the reference's shapes: ``(hint, the names bound at those statements)``. None when every name there has the
     reference's shape or none was recorded."""
-    from seqcourse import hints
+    from seqcourse import calltrace, hints
 
     code, local = frame.f_code, frame.f_locals
     args = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    signature = hints.call_signature(code, local)
+    signature = calltrace.call_signature(code, local)
 
     @functools.cache
     def shapes(name):
@@ -2674,7 +2697,8 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             except (OSError, TypeError):
                 source = ""
             try:
-                made = _made_earlier_hint(frame, deepest.line or "", deepest.lineno, outer.line or "", source)
+                made = (_made_earlier_hint(frame, deepest.line or "", deepest.lineno, outer.line or "", source)
+                        or _made_earlier_in_caller(mine, tb, outer.line or ""))
             except Exception:  # noqa: BLE001 - a hint never hides the error
                 made = None
             env = {**frame.f_globals, **frame.f_locals}
@@ -2687,6 +2711,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
                     said = None
                 if said:
                     specific, hint = True, said + (f"; {hint}" if hint else "")
+                    msg = msg.split(", but expected one of:")[0]     # PyTorch's list of overloads: what was got says it
     if isinstance(value, (NameError, KeyError)) and mine and frame is not None:
         try:
             named = _name_hint(value, deepest.line or "", deepest.name, frame.f_locals)
