@@ -209,6 +209,22 @@ def stop(rec) -> None:
 
 
 @contextlib.contextmanager
+def paused():
+    """No recording inside the block: the course's cost measurements (the recorder's copies are not the student's
+    memory, and freeing them while PyTorch's profiler runs makes it warn on the student's screen)."""
+    trace = sys.gettrace()
+    if not isinstance(trace, Recorder):
+        yield
+        return
+    sys.settrace(trace.chain)
+    try:
+        yield
+    finally:
+        if sys.gettrace() is trace.chain:
+            sys.settrace(trace)
+
+
+@contextlib.contextmanager
 def recording(cell_file: str | None = None):
     """:func:`start` and :func:`stop` around a block; yields the Recorder (None when another profile was set)."""
     rec = start(cell_file)
@@ -285,27 +301,30 @@ def _verdict(call) -> tuple[str, list] | None:
     return ("result", []) if any(returned) else None
 
 
-def first_difference() -> str:
+def first_difference(strong: bool | None = None) -> str:
     """Where the values of the test cell that runs (or ran last) first go wrong, in words, or ``""``: the innermost
     call of a notebook function that was given the reference's inputs and returned another result, and its first
-    variable (in the order they were bound) whose value is not the reference's. Never fails."""
+    variable (in the order they were bound) whose value is not the reference's. ``strong``: True says it only when a
+    variable is named, False only when none is (the result alone differs: weaker than a cause the values identify),
+    None either way. Never fails."""
     try:
-        return _first_difference()
+        said, named = _first_difference()
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""
+    return said if strong is None or strong == named else ""
 
 
-def _first_difference() -> str:
+def _first_difference() -> tuple[str, bool]:
     import inspect
 
     from seqcourse.checks import _bindings
 
     if not _current:
-        return ""
+        return "", False
     wrong = [(c, _verdict(c)) for c in _current[0].calls if c.end is not None]
     wrong = [(c, v) for c, v in wrong if v is not None]
     if not wrong:
-        return ""
+        return "", False
     call, (kind, names) = wrong[0]
     for inner, verdict in wrong[1:]:     # the innermost: a call inside it that went wrong too
         if call.start < inner.start and inner.end < call.end:
@@ -314,7 +333,7 @@ def _first_difference() -> str:
              f"`{call.line}`), ")
     if kind == "result":
         return (given + "every variable that can be compared agrees with the reference's, but the result differs: "
-                "look at the line that returns it (or a value changed in place after it was made)")
+                "look at the line that returns it (or a value changed in place after it was made)"), False
     var = names[0]
     agree = [n for n in call.first if n not in names and n in call.made][:4]
     if kind == "first":
@@ -322,7 +341,7 @@ def _first_difference() -> str:
         line = linecache.getline(call.code.co_filename, call.first[var][1]).strip()
         return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
                 f"first made" + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
-                + (f': look at your line "{line}"' if line else ""))
+                + (f': look at your line "{line}"' if line else "")), True
     try:
         source = inspect.getsource(call.code)
     except (OSError, TypeError):
@@ -332,4 +351,4 @@ def _first_difference() -> str:
     where = " or ".join(f'"{t}"' for t in dict.fromkeys(lines[:3]))
     return (given + f"every variable agrees with the reference's where it is first made, but `{var}` differs at the "
             f"end: it goes wrong where it is made again (a step of a loop?)" + (f": look at your lines {where}" if where
-                                                                             else ""))
+                                                                             else "")), True

@@ -425,7 +425,7 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     edit = _edit_hint(a, e, name, strong=False)
     if edit:
         return edit
-    located = _located_difference()
+    located = _located_difference(strong=True)
     if located:
         return located
     prefix = _right_prefix(bad)
@@ -451,15 +451,16 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
             shown = f"{g.reshape(()).item():.4g}" if g.numel() == 1 else "other values"
             wanted = f"{w.reshape(()).item():.4g}" if w.numel() == 1 else "the known ones"
             return f"{desc}: yours gives {shown} instead of {wanted}"
-    return ""
+    return _located_difference(strong=False)
 
 
 
-def _located_difference() -> str:
+def _located_difference(strong: bool = True) -> str:
     """Where the running test's values first go wrong (the first variable of a notebook function, given the
-    reference's inputs, that differs from the reference's: :mod:`seqcourse.calltrace`), or ``""``."""
+    reference's inputs, that differs from the reference's: :mod:`seqcourse.calltrace`), or ``""``; ``strong``: only
+    a variable named, else only a call whose result alone differs."""
     from seqcourse import calltrace
-    return calltrace.first_difference()
+    return calltrace.first_difference(strong)
 
 
 def _right_prefix(bad: torch.Tensor) -> str:
@@ -773,7 +774,8 @@ def assert_equal(actual, expected, name: str = "output") -> None:
     short = lambda v: (r := repr(v)) if len(r := repr(v)) <= 200 else r[:200] + "..."  # noqa: E731
     detail = f"; first difference at {path}: {got} instead of {want}" if path else (
         f"; {got} instead of {want}" if (got, want) != (repr(actual)[:120], repr(expected)[:120]) else "")
-    hint = list_hint(actual, expected) or _edit_hint(actual, expected, name) or _located_difference()
+    hint = (list_hint(actual, expected) or _edit_hint(actual, expected, name) or _located_difference(True)
+            or _located_difference(False))
     raise AssertionError(f"{name}: got {short(actual)}, expected {short(expected)}{detail}" + (f"; {hint}" if hint else ""))
 
 # ------------------------------------------------------------------------- inputs, gradients, weights
@@ -2522,6 +2524,15 @@ def _described(value) -> str:
     return f"a {type(value).__name__}"
 
 
+def _given(value) -> str:
+    """What an argument holds, after its expression: `` (2, 3)`` for a tensor, `` 4`` for a number, `` (a tuple of 2
+    tensors)`` for anything else; ``""`` when it could not be read."""
+    if value is _MISSING:
+        return ""
+    said = _described(value)
+    return f" {said}" if isinstance(value, torch.Tensor) or type(value) in (int, float, bool) else f" ({said})"
+
+
 def _signature(fn) -> tuple[str, list] | None:
     """``("(input, hx=None)", [parameter names])`` of what a call of ``fn`` takes (a module: its forward; a PyTorch
     builtin: the first line of its documentation), or None."""
@@ -2582,11 +2593,9 @@ def _call_hint(msg: str, line: str, env: dict) -> str | None:
             if isinstance(a, ast.Starred):
                 break
             where = f"{names[i]}=" if i < len(names) and names[i] not in ("self", "args") else ""
-            v = _operand(a, env)
-            given.append(f"{where}{ast.unparse(a)}" + (f" {_described(v)}" if v is not _MISSING else ""))
+            given.append(f"{where}{ast.unparse(a)}{_given(_operand(a, env))}")
         for k in node.keywords:
-            v = _operand(k.value, env)
-            given.append(f"{k.arg}={ast.unparse(k.value)}" + (f" {_described(v)}" if v is not _MISSING else ""))
+            given.append(f"{k.arg}={ast.unparse(k.value)}{_given(_operand(k.value, env))}")
         head = f"{callee} takes {text}"
         bad_kw = re.search(r"unexpected keyword argument '(\w+)'", msg)
         if bad_kw:
@@ -3101,6 +3110,7 @@ def measure_cost(fn: Callable, *args, **kwargs) -> tuple[Any, Cost]:
     process's peak memory. Each number reported is the largest of what the records saw."""
     from torch.utils.flop_counter import FlopCounterMode
 
+    from .calltrace import paused
     from .cost import TensorMemory
 
     if not _WARM:   # their first use imports and initialises much: not the measured function's memory
@@ -3109,7 +3119,7 @@ def measure_cost(fn: Callable, *args, **kwargs) -> tuple[Any, Cost]:
                 torch.ones(2, 2) @ torch.ones(2, 2)
         _WARM.append(True)
     largest = _Largest()
-    with profiler_legacy.profile(profile_memory=True, with_flops=True) as record:
+    with paused(), profiler_legacy.profile(profile_memory=True, with_flops=True) as record:
         with FlopCounterMode(display=False) as flops, TensorMemory() as mem, largest:
             with _PeakRSS() as rss:
                 result = fn(*args, **kwargs)

@@ -29,6 +29,14 @@ REFERENCE = ("def f(x, w):\n"
              "    c = b * 2\n"
              "    return c + 1\n")
 
+WITH_HELPER = ("def g(a):\n"
+               "    s = a * 3\n"
+               "    return s - 1\n"
+               "def f(x, w):\n"
+               "    a = x @ w\n"
+               "    b = g(a)\n"
+               "    return b\n")
+
 
 @pytest.fixture
 def shell(tmp_path, monkeypatch):
@@ -75,13 +83,7 @@ def test_the_first_wrong_variable_is_named_with_its_line(shell):
 
 def test_the_innermost_wrong_call_is_named(shell):
     """A helper called by the function: the mistake inside the helper is named there, not in its caller."""
-    reference = ("def g(a):\n"
-                 "    s = a * 3\n"
-                 "    return s - 1\n"
-                 "def f(x, w):\n"
-                 "    a = x @ w\n"
-                 "    b = g(a)\n"
-                 "    return b\n")
+    reference = WITH_HELPER
     shell.record(reference)
     msg = _message(shell, reference.replace("s = a * 3", "s = a * 4"))
     assert "in g, given the same inputs" in msg and 'look at your line "s = a * 4"' in msg
@@ -90,13 +92,7 @@ def test_the_innermost_wrong_call_is_named(shell):
 def test_a_call_given_other_inputs_is_not_blamed(shell):
     """The caller passes a wrong tensor to a right helper: the helper is not blamed; the caller is (its variable that
     holds what it passed)."""
-    reference = ("def g(a):\n"
-                 "    s = a * 3\n"
-                 "    return s - 1\n"
-                 "def f(x, w):\n"
-                 "    a = x @ w\n"
-                 "    b = g(a)\n"
-                 "    return b\n")
+    reference = WITH_HELPER
     shell.record(reference)
     msg = _message(shell, reference.replace("a = x @ w", "a = x @ w.abs()"))
     assert "in g," not in msg
@@ -106,13 +102,7 @@ def test_a_call_given_other_inputs_is_not_blamed(shell):
 def test_another_bookkeeping_that_returns_the_same_is_not_blamed(shell):
     """A helper written another way (its variable ``s`` holds something else) but returning the reference's result:
     the mistake is in the caller, and the helper's ``s`` is never named."""
-    reference = ("def g(a):\n"
-                 "    s = a * 3\n"
-                 "    return s - 1\n"
-                 "def f(x, w):\n"
-                 "    a = x @ w\n"
-                 "    b = g(a)\n"
-                 "    return b * 2\n")
+    reference = WITH_HELPER.replace("return b\n", "return b * 2\n")
     shell.record(reference)
     student = reference.replace("s = a * 3\n    return s - 1", "s = a - 1 / 3\n    return 3 * s")
     msg = _message(shell, student.replace("return b * 2", "return b ** 2"))
@@ -217,3 +207,21 @@ def test_a_variable_right_at_first_and_wrong_at_the_end_names_what_the_loop_carr
     msg = _message(shell, LOOP.replace("o = torch.tanh(x @ w + o)", "o = torch.tanh(x @ w + o.detach() * 0.5)"))
     assert "every variable agrees with the reference's where it is first made, but `o` differs at the end" in msg
     assert '"o = torch.tanh(x @ w + o.detach() * 0.5)"' in msg
+
+
+def test_the_course_cost_measurement_sees_no_recording(shell):
+    """The recorder's copies are not the student's memory: inside measure_cost nothing is recorded (the same cost
+    with and without a recording), and the recording goes on after it."""
+    from seqcourse.checks import measure_cost
+
+    shell.record()
+    assert shell.run_cell(REFERENCE).success
+    shell.run_cell("from seqcourse.checks import measure_cost\n"
+                   "x = torch.arange(6.).reshape(2, 3) / 7\n"
+                   "w = torch.arange(12.).reshape(3, 4) / 11 - 0.4\n")
+    alone = shell.run_cell("measure_cost(f, x, w)[1]").result
+    with calltrace.recording() as rec:
+        recorded = shell.run_cell("measure_cost(f, x, w)[1]").result
+        after = shell.run_cell("f(x, w)")
+    assert recorded.peak_bytes == alone.peak_bytes and recorded.largest_numel == alone.largest_numel
+    assert after.success and len(rec.calls) == 1, "only the call outside the measurement is recorded"
