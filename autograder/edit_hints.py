@@ -948,26 +948,41 @@ def _cell_frame(frame, cell_file: str):
     return frame
 
 
-def reference_shapes(assignment: str) -> dict:
-    """The shape of every tensor variable of the reference's functions while each line of a visible test runs:
-    ``{key of (the test's line, the function's qualified name, what it was called with, the variable): shape}``,
-    only where the variable has one shape all through that call (a variable rebound to another shape says nothing). :func:`seqcourse.hints.reference_shape` reads it: a student whose error
-    comes with a tensor of another shape under the same name learns where that tensor was made wrong. Names are
-    hashed (the reference's code stays unread); shapes are what the tests' sizes make them."""
-    import linecache
-
+def reference_traces(assignment: str) -> tuple[dict, dict]:
+    """:func:`traces` of the assignment's student notebook with the reference's solution cells, run in its folder."""
     os.environ.setdefault("MPLBACKEND", "Agg")
-    import torch
     from IPython.core.interactiveshell import InteractiveShell
-    from seqcourse import hints
 
     cells, sol, ex = _cells(assignment)
-    shell = InteractiveShell.instance()
     here = os.getcwd()
     os.chdir(ex.parent)
+    try:
+        return traces(InteractiveShell.instance(), cells, assignment)
+    finally:
+        os.chdir(here)
+
+
+def traces(shell, cells: list, what: str = "the notebook") -> tuple[dict, dict]:
+    """``(shapes, values)`` of the solution cells' functions while the visible tests run (``cells``: ``[(source,
+    role, grade_id)]``, role "solution", "test" or other, run in order in ``shell``).
+
+    ``shapes``: ``{key of (the test's line, the function's qualified name, what its call was given, the variable):
+    shape}`` of every tensor variable while each line of a visible test runs, only where the variable has one shape
+    all through that call (a variable rebound to another shape says nothing). :func:`seqcourse.hints.reference_shape`
+    reads it: a student whose error comes with a tensor of another shape under the same name learns where that
+    tensor was made wrong. ``values``: the fingerprints of what the first call of each function per test line (and
+    per shapes given) was given and made (see :mod:`seqcourse.calltrace`; keys hashed by
+    :func:`seqcourse.hints.value_key`). Names are hashed (the reference's code stays unread); shapes are what the
+    tests' sizes make them."""
+    import linecache
+
+    import torch
+    from seqcourse import calltrace, hints
+
     solution_files: set = set()
     seen: dict = {}
     current = {"file": None}
+    given: dict = {}                    # id(frame) -> what its call was given, read at the call (see calltrace)
 
     def in_function(frame, event, arg):
         if event in ("line", "return"):
@@ -975,7 +990,7 @@ def reference_shapes(assignment: str) -> dict:
             line = linecache.getline(test.f_code.co_filename, test.f_lineno).strip() if test is not None else ""
             if line:
                 local = frame.f_locals
-                signature = json.dumps(hints.call_signature(frame.f_code, local))
+                signature = given.get(id(frame)) or json.dumps(hints.call_signature(frame.f_code, local))
                 for name, v in list(local.items()):
                     if isinstance(v, torch.Tensor):
                         seen.setdefault((line, frame.f_code.co_qualname, signature, name), set()).add(tuple(v.shape))
@@ -989,23 +1004,26 @@ def reference_shapes(assignment: str) -> dict:
                 solution_files.add(code.co_filename)
             return None
         if role == "test" and code.co_filename in solution_files:
+            given[id(frame)] = json.dumps(hints.call_signature(code, frame.f_locals))
             return in_function
         return None
 
-    try:
-        for src, role, gid in cells:
-            current["file"] = None
-            sys.settrace(tracer)
-            try:
+    values: dict = {}
+    for src, role, gid in cells:
+        current["file"] = None
+        sys.settrace(tracer)
+        try:
+            with calltrace.recording() if role == "test" else contextlib.nullcontext() as rec:
                 result = run_quietly(shell, src)
-            finally:
-                sys.settrace(None)
-            if not result.success:
-                raise RuntimeError(f"{assignment}: the reference notebook fails at cell {gid}")
-    finally:
-        os.chdir(here)
-    return {hints.shape_key(line, fn, json.loads(sig), name): list(next(iter(v)))
-            for (line, fn, sig, name), v in sorted(seen.items()) if len(v) == 1}
+        finally:
+            sys.settrace(None)
+        if not result.success:
+            raise RuntimeError(f"{what}: the reference notebook fails at cell {gid}")
+        if role == "test":
+            values.update(calltrace.fingerprints(rec))
+    shapes = {hints.shape_key(line, fn, json.loads(sig), name): list(next(iter(v)))
+              for (line, fn, sig, name), v in sorted(seen.items()) if len(v) == 1}
+    return shapes, dict(sorted(values.items()))
 
 
 def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
@@ -1133,13 +1151,13 @@ def generate(assignment: str, budget: float = 900.0, log=print) -> dict:
             out_errors.append({"cell": entry["cell"], "key": key, "text": hints.encrypt_error(text, *entry["raised"])})
         spent = time.monotonic() - t0
         digest = source_digest(assignment)
-        shapes = _forked(lambda: reference_shapes(assignment), 600)
-        if shapes is None:
+        traces = _forked(lambda: reference_traces(assignment), 600)
+        if traces is None:
             raise RuntimeError(f"{assignment}: the reference notebook failed while its shapes were recorded")
         log(f"{assignment}: {tried} edits tried in {spent:.0f} s, {kept} hints at {len(out_sites)} checks, "
             f"{len(out_errors)} at errors")
         return {"assignment": assignment, "made_from": digest, "edits_tried": tried, "sites": out_sites,
-                "errors": out_errors, "shapes": shapes}
+                "errors": out_errors, "shapes": traces[0], "values": traces[1]}
     finally:
         checks.assert_close, checks.assert_equal = recorder.real, equal_recorder.real
         os.chdir(here)
@@ -1194,7 +1212,7 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=float, default=900.0, help="seconds per assignment (default 900); the edits "
                         "of a solution cell left when its share is spent are not tried")
     parser.add_argument("--shapes-only", action="store_true", help="record only the reference's tensor shapes "
-                        "(a few seconds) into the existing hint files, keeping their edit hints")
+                        "and values (a few seconds) into the existing hint files, keeping their edit hints")
     args = parser.parse_args(argv)
     from seqcourse import hints
     hints.DATA.mkdir(exist_ok=True)
@@ -1209,10 +1227,11 @@ def main(argv=None) -> int:
             except (OSError, ValueError):
                 print(f"error: {path} is missing or damaged: run without --shapes-only", file=sys.stderr)
                 return 2
-            data["shapes"] = _forked(lambda: reference_shapes(a), 600)
-            if data["shapes"] is None:
+            traces = _forked(lambda: reference_traces(a), 600)
+            if traces is None:
                 print(f"error: {a}: the reference notebook failed while its shapes were recorded", file=sys.stderr)
                 return 1
+            data["shapes"], data["values"] = traces
         else:
             data = generate(a, args.budget)
         path.write_text(json.dumps(data, separators=(",", ":")) + "\n")

@@ -425,6 +425,9 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     edit = _edit_hint(a, e, name, strong=False)
     if edit:
         return edit
+    located = _located_difference()
+    if located:
+        return located
     prefix = _right_prefix(bad)
     if prefix:
         return prefix
@@ -450,6 +453,13 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
             return f"{desc}: yours gives {shown} instead of {wanted}"
     return ""
 
+
+
+def _located_difference() -> str:
+    """Where the running test's values first go wrong (the first variable of a notebook function, given the
+    reference's inputs, that differs from the reference's: :mod:`seqcourse.calltrace`), or ``""``."""
+    from seqcourse import calltrace
+    return calltrace.first_difference()
 
 
 def _right_prefix(bad: torch.Tensor) -> str:
@@ -763,7 +773,7 @@ def assert_equal(actual, expected, name: str = "output") -> None:
     short = lambda v: (r := repr(v)) if len(r := repr(v)) <= 200 else r[:200] + "..."  # noqa: E731
     detail = f"; first difference at {path}: {got} instead of {want}" if path else (
         f"; {got} instead of {want}" if (got, want) != (repr(actual)[:120], repr(expected)[:120]) else "")
-    hint = list_hint(actual, expected) or _edit_hint(actual, expected, name)
+    hint = list_hint(actual, expected) or _edit_hint(actual, expected, name) or _located_difference()
     raise AssertionError(f"{name}: got {short(actual)}, expected {short(expected)}{detail}" + (f"; {hint}" if hint else ""))
 
 # ------------------------------------------------------------------------- inputs, gradients, weights
@@ -1731,6 +1741,10 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
             return (hint + f"; {text} has a last axis of size 1 that {_fmt(other)} does not have: was it made with "
                     f"an extra axis (a product with a (k, 1) column, or keepdim=True)? {text}.squeeze(-1) drops it; "
                     f"adding an axis to the other side instead would run the next step over that single entry")
+    (tf, sf), (tk, sk) = sorted([(ta, sa), (tb, sb)], key=lambda x: len(x[1]))
+    if len(sf) == 1 and len(sk) >= 2 and 1 not in sk and a.numel() == b.numel():   # one flattened, the other not
+        return (hint + f"; {tf} has as many entries as {tk} ({a.numel()}): one of the two was flattened and the "
+                f"other was not: flatten both the same way ({tk}.reshape(-1)), or keep {tf} in the shape {_fmt(sk)}")
     for small, big, text in sorted([(sa, sb, ta), (sb, sa, tb)], key=lambda x: len(x[0])):
         core = tuple(s for s in small if s != 1)
         if len(core) >= len(big):
@@ -2366,17 +2380,41 @@ def _origin(name: str, before: int, bindings: list, wrong, env: dict) -> tuple |
     return None
 
 
+def _made_earlier_in_caller(mine: list, tb, test_line: str) -> tuple | None:
+    """When the error is raised in a function of the student's that another one called (given a tensor of a shape
+    its recorded run never saw, so nothing was recorded for it): :func:`_made_earlier_hint` at the CALLER's line,
+    where the tensors passed may have another shape than the reference's variables of the same names."""
+    import traceback
+
+    inner = mine[-1]
+    callers = [f for f in mine[:-1] if (f.filename, f.name) != (inner.filename, inner.name)]
+    if not callers:
+        return None
+    call = callers[-1]
+    frame = None
+    for fr, lineno in traceback.walk_tb(tb):
+        if fr.f_code.co_filename == call.filename and lineno == call.lineno:
+            frame = fr
+    if frame is None:
+        return None
+    try:
+        source = inspect.getsource(frame.f_code)
+    except (OSError, TypeError):
+        return None
+    return _made_earlier_hint(frame, call.line or "", call.lineno, test_line, source)
+
+
 def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: str) -> str | None:
     """When a tensor on the failing ``line`` has another shape than the reference's variable of the same name has at
     this point of this visible test (recorded by ``python -m autograder.edit_hints``): the tensor was made wrong
     earlier, at the first statement (followed back through the tensors it was made from) whose inputs all have
     the reference's shapes: ``(hint, the names bound at those statements)``. None when every name there has the
     reference's shape or none was recorded."""
-    from seqcourse import hints
+    from seqcourse import calltrace, hints
 
     code, local = frame.f_code, frame.f_locals
     args = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    signature = hints.call_signature(code, local)
+    signature = calltrace.call_signature(code, local)
 
     @functools.cache
     def shapes(name):
@@ -2437,6 +2475,180 @@ def _name_hint(value: BaseException, line: str, function: str, local: dict) -> s
             return f"the key is the string '{key}', not your variable {key}: write [{key}] without quotes"
     return None
 
+# Calls and operands on the failing line: Python's and PyTorch's own errors about a call's arguments, a dict's
+# key, a list's index or an operator's operands are followed by what the line gave them (read with plain type checks:
+# nothing of the student's runs), and, for a call, how it takes its arguments.
+def _operand(node, env):
+    """The value of a name, an attribute, a constant or a subscript of a list, tuple or dict on the failing line,
+    read without running any of the student's code; ``_MISSING`` when it cannot be read so."""
+    try:
+        return _eval_pure(node, env, {})
+    except Exception:  # noqa: BLE001 - then the plain reads below
+        pass
+    if isinstance(node, ast.Name):
+        return env.get(node.id, _MISSING)
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Attribute):
+        base = _operand(node.value, env)
+        if isinstance(base, types.ModuleType):
+            return getattr(base, node.attr, _MISSING)
+        if isinstance(base, torch.nn.Module):
+            for table in ("_parameters", "_buffers", "_modules"):
+                if node.attr in vars(base).get(table, {}):
+                    return vars(base)[table][node.attr]
+            return vars(base).get(node.attr, _MISSING)
+        return _MISSING
+    if isinstance(node, ast.Subscript):
+        base, key = _operand(node.value, env), _operand(node.slice, env)
+        if type(base) in (list, tuple) and type(key) is int and -len(base) <= key < len(base):
+            return base[key]
+        if type(base) is dict and type(key) in (str, int) and key in base:
+            return base[key]
+    return _MISSING
+
+
+def _described(value) -> str:
+    """A value as a message shows it: a tensor's shape, a number, a tuple or list by its length and items' kind."""
+    if isinstance(value, torch.Tensor):
+        return _fmt(tuple(value.shape)) if value.dim() else f"a 0-d tensor ({value.item():.4g})"
+    if type(value) in (int, float, bool) or value is None:
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        kinds = {type(v).__name__ for v in value}
+        kind = ("tensors" if kinds == {"Tensor"} or kinds == {"Parameter"} else
+                f"{kinds.pop()}s" if len(kinds) == 1 else "items")
+        return f"a {type(value).__name__} of {len(value)} {kind}"
+    return f"a {type(value).__name__}"
+
+
+def _signature(fn) -> tuple[str, list] | None:
+    """``("(input, hx=None)", [parameter names])`` of what a call of ``fn`` takes (a module: its forward; a PyTorch
+    builtin: the first line of its documentation), or None."""
+    if isinstance(fn, torch.nn.Module):
+        fn = type(fn).forward
+        skip = 1
+    else:
+        skip = 1 if inspect.ismethod(fn) else 0
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+        if skip and not inspect.ismethod(fn):
+            params = params[skip:]
+        return f"({', '.join(str(p) for p in params)})", [p.name for p in params if p.kind in (
+            p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        pass
+    first = ((getattr(fn, "__doc__", None) or "").strip().splitlines() or [""])[0]
+    m = re.match(rf"{re.escape(getattr(fn, '__name__', '?'))}(\((.*)\))(?: -> .*)?$", first)
+    if not m:
+        return None
+    names = [p.split("=")[0].strip() for p in m.group(2).split(",")]
+    positional = names[:names.index("*")] if "*" in names else names
+    return m.group(1), [n for n in positional if n and not n.startswith("*")]
+
+
+def _line_nodes(line: str) -> list:
+    """Every node of the failing line's syntax tree (a compound statement's header too: ``if not done[b]:``), or
+    ``[]`` when it does not parse on its own."""
+    text = line.strip().split(" #")[0].rstrip()
+    for candidate in (text, text + " pass", text.removeprefix("return ")):
+        try:
+            return list(ast.walk(ast.parse(candidate)))
+        except SyntaxError:
+            continue
+    return []
+
+
+def _call_hint(msg: str, line: str, env: dict) -> str | None:
+    """For an error about a call's arguments (a keyword it does not have, too many positional arguments, an
+    argument of the wrong kind, PyTorch's "invalid combination of arguments"): the call on the line that the message
+    names, how it takes its arguments, and what the line gave it."""
+    named = re.match(r"(?:[\w.]*\.)?(\w+)\(\)", msg)
+    params_named = set(re.findall(r"'(\w+)'", msg)) | set(re.findall(r"\b([a-z]+\d)\b", msg))
+    for node in (n for n in _line_nodes(line) if isinstance(n, ast.Call)):
+        fn = _operand(node.func, env)
+        if fn is _MISSING:
+            continue
+        sig = _signature(fn)
+        if sig is None:
+            continue
+        text, names = sig
+        own = type(fn).__name__ if isinstance(fn, torch.nn.Module) else getattr(fn, "__name__", "")
+        if not ((named and named.group(1) in (own, "forward")) or (params_named & set(names))):
+            continue
+        callee = ast.unparse(node.func)
+        given = []
+        for i, a in enumerate(node.args):
+            if isinstance(a, ast.Starred):
+                break
+            where = f"{names[i]}=" if i < len(names) and names[i] not in ("self", "args") else ""
+            v = _operand(a, env)
+            given.append(f"{where}{ast.unparse(a)}" + (f" {_described(v)}" if v is not _MISSING else ""))
+        for k in node.keywords:
+            v = _operand(k.value, env)
+            given.append(f"{k.arg}={ast.unparse(k.value)}" + (f" {_described(v)}" if v is not _MISSING else ""))
+        head = f"{callee} takes {text}"
+        bad_kw = re.search(r"unexpected keyword argument '(\w+)'", msg)
+        if bad_kw:
+            return f"{head}: it has no argument called {bad_kw.group(1)} (pass it by position or by the name listed)"
+        many = re.search(r"takes (\d+) positional arguments? but (\d+) (?:were|was) given", msg)
+        if many:
+            return (f"{head}: {many.group(1)} positional arguments, and your line gives it {len(node.args)}: "
+                    + ", ".join(given))
+        return f"{head}; your line gives it " + ", ".join(given) if given else head
+    return None
+
+
+def _operand_hint(value: BaseException, line: str, env: dict) -> str | None:
+    """For a KeyError, an index out of range or an operator given operands it does not take: which expression on
+    the line it is, and what it holds."""
+    nodes = _line_nodes(line)
+    msg = str(value)
+    if isinstance(value, KeyError) and value.args:
+        key = value.args[0]
+        for n in nodes:
+            if isinstance(n, ast.Subscript):
+                base = _operand(n.value, env)
+                if type(base) is dict and _operand(n.slice, env) == key and key not in base:
+                    keys = ", ".join(repr(k) for k in list(base)[:12])
+                    return f"{ast.unparse(n.value)} has no key {key!r}: its keys are {keys}"
+    if isinstance(value, IndexError) and "index out of range" in msg:
+        for n in nodes:
+            if isinstance(n, ast.Subscript):
+                base, i = _operand(n.value, env), _operand(n.slice, env)
+                if type(base) in (list, tuple) and type(i) is int and not -len(base) <= i < len(base):
+                    return (f"{ast.unparse(n.value)} has {len(base)} items and {ast.unparse(n.slice)} is {i}: "
+                            f"{ast.unparse(n.slice)} counts something else than {ast.unparse(n.value)} holds (what "
+                            "gives its values, and over which axis?)")
+    op = re.search(r"unsupported operand type\(s\) for ([^:]+): '(\w+)' and '(\w+)'|can only concatenate (\w+) "
+                   r"\(not \"(\w+)\"\) to (\w+)", msg)
+    if isinstance(value, TypeError) and op:
+        symbol = (op.group(1) or "+").strip()
+        for n in nodes:
+            if isinstance(n, (ast.BinOp, ast.AugAssign)):
+                left = n.left if isinstance(n, ast.BinOp) else n.target
+                right = n.right if isinstance(n, ast.BinOp) else n.value
+                if _BIN_SYMBOLS.get(type(n.op)) != symbol:
+                    continue
+                a, b = _operand(left, env), _operand(right, env)
+                kinds = [op.group(2), op.group(3)] if op.group(2) else [op.group(6), op.group(5)]
+                said = " and ".join(f"{ast.unparse(x)} is {_described(v) if v is not _MISSING else 'a ' + k}"
+                                    for x, v, k in ((left, a, kinds[0]), (right, b, kinds[1])))
+                if symbol == "^":
+                    return said + ": ^ is Python's bitwise exclusive or; a power is written **"
+                lists = [k for k in kinds if k == "list"]
+                if symbol == "+" and len(lists) == 1:
+                    item = ast.unparse(right if kinds[0] == "list" else left)
+                    return said + (f": + joins a list only to a list: put the item in a list ([{item}]), or use "
+                                   ".append / .insert")
+                return said + f": {symbol} does not take these two"
+    return None
+
+
+_BIN_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+                ast.Pow: "** or pow()", ast.BitXor: "^", ast.BitAnd: "&", ast.BitOr: "|", ast.MatMult: "@"}
+
+
 def _error_edit_hint(line: str, ename: str, message: str) -> str:
     """The edits of the reference that raise this very error at this line of a visible test (recorded by ``python -m
     autograder.edit_hints``; in words), or ``""``. Never fails."""
@@ -2485,12 +2697,21 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             except (OSError, TypeError):
                 source = ""
             try:
-                made = _made_earlier_hint(frame, deepest.line or "", deepest.lineno, outer.line or "", source)
+                made = (_made_earlier_hint(frame, deepest.line or "", deepest.lineno, outer.line or "", source)
+                        or _made_earlier_in_caller(mine, tb, outer.line or ""))
             except Exception:  # noqa: BLE001 - a hint never hides the error
                 made = None
-            at = made[0] if made else _shape_hint_at(msg, deepest.line or "", {**frame.f_globals, **frame.f_locals},
-                                                     source)
+            env = {**frame.f_globals, **frame.f_locals}
+            at = made[0] if made else _shape_hint_at(msg, deepest.line or "", env, source)
             specific, hint = bool(at) and not made, at or hint
+            if not at:
+                try:
+                    said = _operand_hint(value, deepest.line or "", env) or _call_hint(msg, deepest.line or "", env)
+                except Exception:  # noqa: BLE001 - a hint never hides the error
+                    said = None
+                if said:
+                    specific, hint = True, said + (f"; {hint}" if hint else "")
+                    msg = msg.split(", but expected one of:")[0]     # PyTorch's list of overloads: what was got says it
     if isinstance(value, (NameError, KeyError)) and mine and frame is not None:
         try:
             named = _name_hint(value, deepest.line or "", deepest.name, frame.f_locals)
@@ -2557,7 +2778,31 @@ def explain_errors() -> bool:
     if shell is None or not hasattr(shell, "set_custom_exc"):
         return False
     shell.set_custom_exc((Exception,), _brief_traceback)
+    events = getattr(shell, "events", None)
+    if events is not None and not getattr(shell, "_seqcourse_recording", False):
+        shell._seqcourse_recording = True
+        events.register("pre_run_cell", _record_test_cell)
+        events.register("post_run_cell", _end_test_cell)
     return True
+
+
+_TEST_CELL = re.compile(r"^\s*assert|\bassert_\w+\(", re.M)
+_recorder: list = [None]
+
+
+def _record_test_cell(info=None) -> None:
+    """IPython's ``pre_run_cell``: a cell that checks something (a test) runs with its calls of notebook functions
+    recorded, so that a wrong value can be followed to the variable where it went wrong (see
+    :mod:`seqcourse.calltrace`)."""
+    from seqcourse import calltrace
+    source = getattr(info, "raw_cell", "") or ""
+    _recorder[0] = calltrace.start() if _TEST_CELL.search(source) else None
+
+
+def _end_test_cell(result=None) -> None:
+    from seqcourse import calltrace
+    calltrace.stop(_recorder[0])
+    _recorder[0] = None
 
 
 # ------------------------------------------------------------------------------------ forbidden calls

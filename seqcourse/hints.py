@@ -307,6 +307,25 @@ def reference_shape(line: str, function: str, signature: list, name: str) -> tup
     another test, other arguments, or a variable whose shape changes)."""
     return _shape_sites().get(shape_key(line, function, signature, name))
 
+def value_key(line: str, function: str, signature: list, name: str) -> str:
+    """The key of what a call of ``function`` with ``signature``, the first while a visible test's ``line`` runs, was
+    given or made under ``name`` (an argument, a variable, ``"<return>"``; see :mod:`seqcourse.calltrace`)."""
+    return _key(b"c" + json.dumps([" ".join(str(line).split()), function, signature, name]).encode())
+
+
+@functools.lru_cache(maxsize=1)
+def _value_sites() -> dict:
+    """``{key: fingerprint}`` of the reference's arguments, variables and results (see :func:`reference_value`)."""
+    return _merged("values", dict)
+
+
+def reference_value(line: str, function: str, signature: list, name: str) -> dict | None:
+    """The fingerprint of the reference's ``name`` in the first call of ``function`` with ``signature`` while the
+    visible test's ``line`` runs (its arguments at the call, its other variables and ``"<return>"`` at the return),
+    or None when none was recorded."""
+    return _value_sites().get(value_key(line, function, signature, name))
+
+
 def weak(pattern: dict) -> bool:
     """A fingerprint that values other than its own often share (integers, plain data, fewer than 4 entries): its
     description is in words, not code (a student could guess these values), and it is tried after other causes."""
@@ -340,3 +359,4 @@ def describe(actual, expected, name: str, strong: bool | None = None) -> str:
 _sites()
 _error_sites()
 _shape_sites()
+_value_sites()

@@ -1,0 +1,335 @@
+"""Where a student's values first go wrong: the variables of each notebook function, compared with the reference's.
+
+While a visible test runs, :class:`Recorder` follows the FIRST call of each of the student's notebook functions per
+test line (and per shapes of what it was given): what it was given, the value each variable gets where it is first
+bound (and, for one bound again, at the return) and its result. ``python -m autograder.edit_hints`` records the same
+of the reference solution, as fingerprints keyed by hashes (:func:`seqcourse.hints.value_key`: nothing of the
+reference's code or values can be read back). When a check finds wrong values and no cause
+(:func:`seqcourse.checks.diagnose`), :func:`first_difference` names the innermost call that was given the same inputs
+as the reference's and returned something else, and in it the first variable (in the order they were bound) whose
+value is not the reference's variable of the same name, with the line that bound it: where the values go wrong. A
+variable right where first bound and wrong at the end names what a loop carries. Variables of another shape, or
+names the reference does not have, are not compared (another valid bookkeeping says nothing); a call given other
+inputs than the reference's is not blamed (the mistake is before it); a call that returns the reference's result is
+not blamed for its own bookkeeping.
+
+Recording is a trace function (``sys.settrace``) that does nothing but for calls of functions defined in notebook
+cells, and follows only the first of each line by line; :func:`start` and :func:`stop` install it around a test
+cell's run, from the IPython events that :func:`seqcourse.checks.explain_errors` registers (Jupyter and ``nbgrader
+autograde``). The class grader redoes each check in its own process, away from the student's variables: its
+feedback names no variable.
+"""
+from __future__ import annotations
+
+import contextlib
+import linecache
+import sys
+
+import torch
+
+MAX_CALLS = 200          # calls kept per test cell (the first per key): a long training loop keeps its first steps
+MAX_NUMEL = 100_000      # larger tensors are not copied or compared
+
+
+def _is_cell(filename) -> bool:
+    """Whether code of this file name was compiled from a notebook cell (IPython keeps a cell's lines in linecache
+    with no modification time)."""
+    entry = linecache.cache.get(filename) if type(filename) is str else None
+    return type(entry) is tuple and len(entry) == 4 and entry[1] is None
+
+
+def comparable(value):
+    """``value`` as something to fingerprint: a tensor (detached, on the CPU), a number, a tuple or list of tensors of
+    one shape stacked; None for anything else (modules, strings, dicts, ragged lists, large tensors)."""
+    if isinstance(value, torch.Tensor):
+        if value.numel() > MAX_NUMEL or value.is_complex():
+            return None
+        return value.detach().to("cpu").clone()
+    if type(value) in (int, float, bool):
+        return value
+    if isinstance(value, (tuple, list)) and value and all(isinstance(v, torch.Tensor) for v in value):
+        if len({tuple(v.shape) for v in value}) == 1 and sum(v.numel() for v in value) <= MAX_NUMEL:
+            return torch.stack([v.detach().to("cpu") for v in value])
+    return None
+
+
+def _weights(module) -> torch.Tensor | None:
+    try:
+        ps = [p.detach().to("cpu").flatten() for p in module.parameters()]
+    except Exception:  # noqa: BLE001 - not a module after all
+        return None
+    return torch.cat(ps) if ps and sum(p.numel() for p in ps) <= MAX_NUMEL else None
+
+
+def arguments(frame) -> dict:
+    """What a call was given, at its start: ``{name: comparable value}``; a module (``self``, ``model``) by its
+    weights."""
+    code, local = frame.f_code, frame.f_locals
+    out = {}
+    for name in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+        v = local.get(name)
+        if isinstance(v, torch.nn.Module):
+            v = _weights(v)
+        v = comparable(v)
+        if v is not None:
+            out[name] = v
+    return out
+
+
+def _returned(returned) -> dict:
+    """``{"<return>": value}`` of what a call returned (a tuple: ``"<return>[i]"`` for each item)."""
+    items = returned if isinstance(returned, tuple) else (returned,)
+    out = {}
+    for i, item in enumerate(items):
+        v = comparable(item)
+        if v is not None:
+            out["<return>" if len(items) == 1 else f"<return>[{i}]"] = v
+    return out
+
+
+def test_frame(frame, cell_file: str | None):
+    """The running test cell's module frame that ``frame`` was called from, or None: the frame of ``cell_file``'s
+    code, else the outermost frame of a notebook cell's top level."""
+    found = None
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "<module>" and (code.co_filename == cell_file if cell_file else _is_cell(code.co_filename)):
+            found = frame
+            if cell_file:
+                break
+        frame = frame.f_back
+    return found
+
+
+class Recorder:
+    """A trace function (``sys.settrace``) that keeps the first call per ``(test line, function, signature)`` of every
+    function defined in a notebook cell other than the test cell, following that call line by line: the value each
+    variable gets where it is first bound (an argument: where it is first rebound) and the line that bound it, and,
+    for a variable bound again later (a loop), its value at the return. ``calls``: ``[Call]`` in the order the
+    calls started; ``signatures``: ``{code: what its latest call was given}`` (see :func:`call_signature`).
+    ``chain``: a trace function that was set before (the edit hints' own), called as if alone."""
+
+    def __init__(self, cell_file: str | None = None, chain=None):
+        from seqcourse import hints
+        self.cell_file, self.hints, self.chain = cell_file, hints, chain
+        self.calls, self.seen, self.signatures = [], set(), {}
+        self.counter = 0
+
+    def __call__(self, frame, event, arg):
+        inner = self.chain(frame, event, arg) if self.chain is not None else None
+        try:
+            call = self._called(frame) if event == "call" else None
+        except Exception:  # noqa: BLE001 - recording never changes what the student's code does
+            call = None
+        if call is None:
+            return inner
+        return self._follow(call, frame, inner)
+
+    def _called(self, frame):
+        code = frame.f_code
+        if code.co_name == "<module>" or not _is_cell(code.co_filename):
+            return None
+        signature = self.hints.call_signature(code, frame.f_locals)
+        self.signatures[code] = signature       # what its latest call was given (an argument may be rebound later)
+        if len(self.calls) >= MAX_CALLS:
+            return None
+        test = test_frame(frame.f_back, self.cell_file)
+        if test is None or test.f_code.co_filename == code.co_filename:   # the test's own helpers
+            return None
+        line = linecache.getline(test.f_code.co_filename, test.f_lineno).strip()
+        key = (line, code.co_qualname, repr(signature))
+        self.counter += 1
+        if not line or key in self.seen:
+            return None
+        self.seen.add(key)
+        call = Call(line, code, signature, arguments(frame), self.counter)
+        self.calls.append(call)
+        return call
+
+    def _follow(self, call, frame, inner):
+        """The local trace function of a recorded call: at each line, the variables bound by the line before."""
+        held = {n: v for n, v in frame.f_locals.items()}     # what each name holds (identity tells a new binding)
+        state = {"line": frame.f_lineno, "inner": inner}
+        first, again = call.first, set()
+
+        def local(frame, event, arg):
+            if state["inner"] is not None:
+                state["inner"] = state["inner"](frame, event, arg)
+            if event in ("line", "return"):
+                try:
+                    for name, v in frame.f_locals.items():
+                        if name in held and held[name] is v:
+                            continue
+                        if name in held and name in first:
+                            again.add(name)
+                        held[name] = v
+                        if name not in first and not name.startswith("."):
+                            c = comparable(v)
+                            if c is not None:
+                                first[name] = (c, state["line"])
+                    state["line"] = frame.f_lineno
+                    if event == "return":
+                        call.made = {n: first[n][0] for n in first}
+                        call.made.update({f"{n}@end": c for n in again
+                                          for c in [comparable(frame.f_locals.get(n))] if c is not None})
+                        call.made.update(_returned(arg))
+                        call.end = self.counter = self.counter + 1
+                except Exception:  # noqa: BLE001 - recording never changes what the student's code does
+                    pass
+            return local
+
+        return local
+
+
+class Call:
+    def __init__(self, line, code, signature, given, start):
+        self.line, self.code, self.signature, self.given, self.start = line, code, signature, given, start
+        self.first = {}                           # name -> (value where first bound, the line that bound it)
+        self.made, self.end = None, None          # filled at its return (None: it raised)
+
+
+_current: list = []       # the Recorder of the test cell that runs (at most one), and of the last one that ran
+
+
+def start(cell_file: str | None = None):
+    """Begin recording the calls of a test cell (``cell_file``: its code's file name, else the outermost notebook
+    cell on the stack); the records stay readable by :func:`first_difference` until the next start. A trace function
+    set before is kept and still called. Returns the Recorder."""
+    rec = Recorder(cell_file, chain=sys.gettrace())
+    _current[:] = [rec]
+    sys.settrace(rec)
+    return rec
+
+
+def stop(rec) -> None:
+    """End the recording that :func:`start` returned (if it is still the trace function): the trace function set
+    before it is put back."""
+    if rec is not None and sys.gettrace() is rec:
+        sys.settrace(rec.chain)
+
+
+@contextlib.contextmanager
+def recording(cell_file: str | None = None):
+    """:func:`start` and :func:`stop` around a block; yields the Recorder (None when another profile was set)."""
+    rec = start(cell_file)
+    try:
+        yield rec
+    finally:
+        stop(rec)
+
+
+def call_signature(code, local: dict) -> list:
+    """What the latest call of ``code`` was given, as :func:`seqcourse.hints.call_signature` says it, read when the
+    call began (an argument the function rebinds, ``h0 = h0.T``, keeps its given shape here); from ``local`` when
+    no recording saw the call."""
+    rec = _current[0] if _current else None
+    found = rec.signatures.get(code) if rec is not None else None
+    return found if found is not None else hints_module().call_signature(code, local)
+
+
+def fingerprints(rec) -> dict:
+    """``{hints.value_key(...): fingerprint}`` of what the calls ``rec`` recorded were given and made: what
+    ``python -m autograder.edit_hints`` stores of the reference (see :func:`seqcourse.hints.reference_value`)."""
+    hints = hints_module()
+    out = {}
+    for call in (rec.calls if rec is not None else []):
+        for name, v in {**call.given, **(call.made or {})}.items():
+            fp = hints.fingerprint(v)
+            if fp is not None:
+                out[hints.value_key(call.line, call.code.co_qualname, call.signature, name)] = fp
+    return out
+
+
+def _differs(value, pattern) -> bool | None:
+    """True when ``value`` is not the recorded one, False when it is, None when they cannot be compared (another
+    shape: another bookkeeping)."""
+    if pattern is None:
+        return None
+    if pattern.get("shape") is not None:
+        shape = list(torch.as_tensor(value).shape) if not isinstance(value, torch.Tensor) else list(value.shape)
+        if shape != pattern["shape"]:
+            return None
+    return not hints_module().matches(value, pattern)
+
+
+def hints_module():
+    from seqcourse import hints
+    return hints
+
+
+def _verdict(call) -> tuple[str, list] | None:
+    """How ``call`` differs from the reference's when it was given the reference's inputs and returned something
+    else: ``("first", names)``, the variables whose value where first bound is not the reference's (in the order
+    they were bound); else ``("end", names)``, those right where first bound but not at the return (carried through
+    a loop); else ``("result", [])``. None when it was given other inputs, returned the reference's result, or
+    nothing that can be compared differs."""
+    hints = hints_module()
+    if call.made is None:
+        return None
+
+    def differs(name, value):
+        return _differs(value, hints.reference_value(call.line, call.code.co_qualname, call.signature, name))
+
+    compared = [differs(n, v) for n, v in call.given.items()]
+    if not any(d is not None for d in compared) or any(compared):
+        return None                         # nothing recorded for this call, or other inputs than the reference's
+    returned = [differs(n, v) for n, v in call.made.items() if n.startswith("<return>")]
+    if returned and not any(returned):
+        return None                         # it returns the reference's result: its own bookkeeping is its own
+    first = [n for n in call.first if n in call.made and differs(n, call.made[n])]
+    if first:
+        return "first", first
+    end = [n for n in call.first if f"{n}@end" in call.made and differs(f"{n}@end", call.made[f"{n}@end"])]
+    if end:
+        return "end", end
+    return ("result", []) if any(returned) else None
+
+
+def first_difference() -> str:
+    """Where the values of the test cell that runs (or ran last) first go wrong, in words, or ``""``: the innermost
+    call of a notebook function that was given the reference's inputs and returned another result, and its first
+    variable (in the order they were bound) whose value is not the reference's. Never fails."""
+    try:
+        return _first_difference()
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
+def _first_difference() -> str:
+    import inspect
+
+    from seqcourse.checks import _bindings
+
+    if not _current:
+        return ""
+    wrong = [(c, _verdict(c)) for c in _current[0].calls if c.end is not None]
+    wrong = [(c, v) for c, v in wrong if v is not None]
+    if not wrong:
+        return ""
+    call, (kind, names) = wrong[0]
+    for inner, verdict in wrong[1:]:     # the innermost: a call inside it that went wrong too
+        if call.start < inner.start and inner.end < call.end:
+            call, (kind, names) = inner, verdict
+    given = (f"in {call.code.co_qualname}, given the same inputs as the reference's (while the test ran "
+             f"`{call.line}`), ")
+    if kind == "result":
+        return (given + "every variable that can be compared agrees with the reference's, but the result differs: "
+                "look at the line that returns it (or a value changed in place after it was made)")
+    var = names[0]
+    agree = [n for n in call.first if n not in names and n in call.made][:4]
+    if kind == "first":
+        before = [n for n in agree if list(call.first).index(n) < list(call.first).index(var)]
+        line = linecache.getline(call.code.co_filename, call.first[var][1]).strip()
+        return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
+                f"first made" + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
+                + (f': look at your line "{line}"' if line else ""))
+    try:
+        source = inspect.getsource(call.code)
+    except (OSError, TypeError):
+        source = ""
+    lines = [text for _, bound, text, *_ in (_bindings(source, call.code.co_firstlineno) if source else [])
+             if var in bound]
+    where = " or ".join(f'"{t}"' for t in dict.fromkeys(lines[:3]))
+    return (given + f"every variable agrees with the reference's where it is first made, but `{var}` differs at the "
+            f"end: it goes wrong where it is made again (a step of a loop?)" + (f": look at your lines {where}" if where
+                                                                             else ""))

@@ -1,0 +1,219 @@
+"""Where values first go wrong (seqcourse/calltrace.py): the variable named is the student's own first wrong one,
+and nothing is said where the comparison cannot tell (other inputs, another bookkeeping, another shape).
+
+Each test runs notebook-like cells in an IPython shell: the reference's function in one cell, its test cell recorded
+(the fingerprints stored as ``python -m autograder.edit_hints`` stores them), then a student's function in its place
+and the same test cell, whose failing check must name (or not name) the student's line. The end-to-end path (a
+student's notebook with a mistake, graded with nbgrader) is in tests/mutants/*.yaml: mutants whose message says
+"first variable whose value differs".
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from seqcourse import calltrace, hints
+
+pytest.importorskip("IPython")
+
+TEST_CELL = ("x = torch.arange(6.).reshape(2, 3) / 7\n"
+             "w = torch.arange(12.).reshape(3, 4) / 11 - 0.4\n"
+             "out = f(x, w)\n"
+             "assert_close(out, expected, name='f(x, w)')\n")
+
+REFERENCE = ("def f(x, w):\n"
+             "    a = x @ w\n"
+             "    b = torch.tanh(a)\n"
+             "    c = b * 2\n"
+             "    return c + 1\n")
+
+
+@pytest.fixture
+def shell(tmp_path, monkeypatch):
+    """An IPython shell with the course's error messages on, whose hint files hold only what the reference's run of
+    TEST_CELL recorded (``record()``), the reference's result in ``expected``."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    sh = InteractiveShell.instance()
+    sh.run_cell("import torch\nfrom seqcourse.checks import assert_close, explain_errors\nexplain_errors()")
+    monkeypatch.setattr(hints, "DATA", tmp_path)
+
+    def record(reference=REFERENCE, test=TEST_CELL):
+        assert sh.run_cell(reference).success
+        with calltrace.recording() as rec:
+            assert sh.run_cell(test.replace("assert_close", "expected = out  #")).success
+        values = calltrace.fingerprints(rec)
+        (tmp_path / "chXX.json").write_text(json.dumps({"sites": [], "errors": [], "shapes": {}, "values": values}))
+        hints._value_sites.cache_clear()
+        return values
+
+    sh.record = record
+    try:
+        yield sh
+    finally:
+        hints._value_sites.cache_clear()
+        InteractiveShell.clear_instance()
+
+
+def _message(sh, student: str, test: str = TEST_CELL) -> str:
+    assert sh.run_cell(student).success
+    result = sh.run_cell(test)
+    assert result.error_in_exec is not None, "the student's function passed"
+    return str(result.error_in_exec)
+
+
+def test_the_first_wrong_variable_is_named_with_its_line(shell):
+    values = shell.record()
+    assert values and not any(n in json.dumps(values) for n in ('"a"', '"b"', "tanh", "x @ w")), "names leak"
+    msg = _message(shell, REFERENCE.replace("b = torch.tanh(a)", "b = torch.sigmoid(a)"))
+    assert "`b` is the first variable whose value differs from the reference's `b`" in msg
+    assert 'look at your line "b = torch.sigmoid(a)"' in msg
+    assert "the variables made before it agree: a" in msg
+
+
+def test_the_innermost_wrong_call_is_named(shell):
+    """A helper called by the function: the mistake inside the helper is named there, not in its caller."""
+    reference = ("def g(a):\n"
+                 "    s = a * 3\n"
+                 "    return s - 1\n"
+                 "def f(x, w):\n"
+                 "    a = x @ w\n"
+                 "    b = g(a)\n"
+                 "    return b\n")
+    shell.record(reference)
+    msg = _message(shell, reference.replace("s = a * 3", "s = a * 4"))
+    assert "in g, given the same inputs" in msg and 'look at your line "s = a * 4"' in msg
+
+
+def test_a_call_given_other_inputs_is_not_blamed(shell):
+    """The caller passes a wrong tensor to a right helper: the helper is not blamed; the caller is (its variable that
+    holds what it passed)."""
+    reference = ("def g(a):\n"
+                 "    s = a * 3\n"
+                 "    return s - 1\n"
+                 "def f(x, w):\n"
+                 "    a = x @ w\n"
+                 "    b = g(a)\n"
+                 "    return b\n")
+    shell.record(reference)
+    msg = _message(shell, reference.replace("a = x @ w", "a = x @ w.abs()"))
+    assert "in g," not in msg
+    assert "in f, given the same inputs" in msg and 'look at your line "a = x @ w.abs()"' in msg
+
+
+def test_another_bookkeeping_that_returns_the_same_is_not_blamed(shell):
+    """A helper written another way (its variable ``s`` holds something else) but returning the reference's result:
+    the mistake is in the caller, and the helper's ``s`` is never named."""
+    reference = ("def g(a):\n"
+                 "    s = a * 3\n"
+                 "    return s - 1\n"
+                 "def f(x, w):\n"
+                 "    a = x @ w\n"
+                 "    b = g(a)\n"
+                 "    return b * 2\n")
+    shell.record(reference)
+    student = reference.replace("s = a * 3\n    return s - 1", "s = a - 1 / 3\n    return 3 * s")
+    msg = _message(shell, student.replace("return b * 2", "return b ** 2"))
+    assert "`s`" not in msg
+    assert "in f, given the same inputs" in msg and "but the result differs: look at the line that returns" in msg
+
+
+def test_a_variable_of_another_shape_or_name_is_not_compared(shell):
+    shell.record()
+    student = ("def f(x, w):\n"
+               "    a = (w.T @ x.T)\n"              # the column form: (4, 2), another shape than the reference's a
+               "    ab = torch.tanh(a.T)\n"         # a name the reference does not have
+               "    c = ab * 2\n"
+               "    return c - 1\n")                # the mistake: - for +
+    msg = _message(shell, student)
+    assert "`a`" not in msg and "`ab`" not in msg
+    assert "every variable that can be compared agrees with the reference's, but the result differs" in msg
+
+
+def test_nothing_is_said_for_a_test_line_or_sizes_the_reference_was_not_recorded_for(shell):
+    shell.record()
+    other = TEST_CELL.replace("reshape(2, 3) / 7", "reshape(3, 2).T / 7")    # another line, the same sizes
+    msg = _message(shell, REFERENCE.replace("b = torch.tanh(a)", "b = torch.sigmoid(a)"), other)
+    assert "first variable" not in msg
+
+
+def test_recording_never_changes_what_the_students_code_does(shell):
+    """A student's function whose variables cannot be copied or compared (a generator, a module, a huge tensor), or
+    that sets its own profile function, runs as it would without the recorder."""
+    shell.record()
+    student = ("def f(x, w):\n"
+               "    gen = (v for v in range(3))\n"
+               "    big = torch.zeros(400, 400)\n"
+               "    layer = torch.nn.Linear(2, 2)\n"
+               "    return torch.tanh(x @ w) * 2 + 1\n")
+    assert shell.run_cell(student).success
+    assert shell.run_cell(TEST_CELL).success
+    before = sys.getprofile()
+    assert shell.run_cell("import sys\nsys.setprofile(lambda *a: None)\n" + TEST_CELL).success
+    assert sys.getprofile() is not None          # the student's own profile function is left as it is
+    sys.setprofile(before)
+
+
+def test_a_tensor_passed_with_another_shape_is_followed_to_the_callers_line(tmp_path, monkeypatch):
+    """The error is raised in a right helper, given a tensor the caller made wrong (it rebinds its own argument: the
+    signature is what the call was GIVEN, so the reference's shapes still apply): the message names the caller's
+    line where the tensor went wrong, not fixes inside the helper."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from autograder import edit_hints
+
+    sh = InteractiveShell.instance()
+    try:
+        sh.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()")
+        reference = ("def cell(h, W):\n"
+                     "    return torch.tanh(h @ W.T)\n"
+                     "def layer(h0, W, steps, flip):\n"
+                     "    if flip:\n"
+                     "        W = W.flip(0)\n"
+                     "    h = h0\n"
+                     "    for _ in range(steps):\n"
+                     "        h = cell(h, W)\n"
+                     "    return h\n")
+        test = "out = layer(torch.ones(2, 3), torch.ones(3, 3) / 5, 2, True)\n"
+        shapes, _ = edit_hints.traces(sh, [(reference, "solution", "f"), (test, "test", "t")])
+        (tmp_path / "chXX.json").write_text(json.dumps({"sites": [], "errors": [], "shapes": shapes}))
+        monkeypatch.setattr(hints, "DATA", tmp_path)
+        hints._shape_sites.cache_clear()
+        student = reference.replace("        W = W.flip(0)\n", "        W = W.flip(0)\n        h0 = h0.T\n")
+        assert sh.run_cell(student).success
+        with calltrace.recording():
+            result = sh.run_cell(test)
+        from seqcourse.checks import brief_error
+        msg = brief_error(result.error_in_exec, result.error_in_exec.__traceback__, sh)
+        assert 'it goes wrong at your line "h0 = h0.T"' in msg, msg
+        assert "(the reference's: (2, 3))" in msg
+    finally:
+        hints._shape_sites.cache_clear()
+        InteractiveShell.clear_instance()
+
+
+LOOP = ("def f(x, w):\n"
+        "    o = torch.zeros(2, 4)\n"
+        "    outs = []\n"
+        "    for t in range(3):\n"
+        "        o = torch.tanh(x @ w + o)\n"
+        "        outs.append(o)\n"
+        "    return torch.stack(outs, 1)\n")
+
+
+def test_a_loop_carried_variable_is_named_where_its_first_value_goes_wrong(shell):
+    """The value a variable FIRST gets is compared (its last one reflects every step): a wrong initial value is named
+    at its own line, not at the loop's."""
+    shell.record(LOOP)
+    msg = _message(shell, LOOP.replace("o = torch.zeros(2, 4)", "o = torch.ones(2, 4)"))
+    assert 'first made: look at your line "o = torch.zeros(2, 4)"' not in msg
+    assert 'look at your line "o = torch.ones(2, 4)"' in msg
+
+
+def test_a_variable_right_at_first_and_wrong_at_the_end_names_what_the_loop_carries(shell):
+    shell.record(LOOP)
+    msg = _message(shell, LOOP.replace("o = torch.tanh(x @ w + o)", "o = torch.tanh(x @ w + o.detach() * 0.5)"))
+    assert "every variable agrees with the reference's where it is first made, but `o` differs at the end" in msg
+    assert '"o = torch.tanh(x @ w + o.detach() * 0.5)"' in msg
