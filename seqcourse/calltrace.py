@@ -298,7 +298,11 @@ def _verdict(call) -> tuple[str, list] | None:
     end = [n for n in call.first if f"{n}@end" in call.made and differs(f"{n}@end", call.made[f"{n}@end"])]
     if end:
         return "end", end
-    return ("result", []) if any(returned) else None
+    if not any(returned):
+        return None
+    shaped = [n for n in call.first if n in call.made and differs(n, call.made[n]) is None
+              and hints.reference_value(call.line, call.code.co_qualname, call.signature, n) is not None]
+    return "result", shaped        # variables of another shape than the reference's: said, not blamed
 
 
 def first_difference(strong: bool | None = None) -> str:
@@ -306,7 +310,7 @@ def first_difference(strong: bool | None = None) -> str:
     call of a notebook function that was given the reference's inputs and returned another result, and its first
     variable (in the order they were bound) whose value is not the reference's. ``strong``: True says it only when a
     variable is named, False only when none is (the result alone differs: weaker than a cause the values identify),
-    None either way. Never fails."""
+    None either way (a variable of another shape than the reference's counts as named). Never fails."""
     try:
         said, named = _first_difference()
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
@@ -331,6 +335,15 @@ def _first_difference() -> tuple[str, bool]:
             call, (kind, names) = inner, verdict
     given = (f"in {call.code.co_qualname}, given the same inputs as the reference's (while the test ran "
              f"`{call.line}`), ")
+    if kind == "result" and names:
+        var = names[0]
+        want = hints_module().reference_value(call.line, call.code.co_qualname, call.signature, var)["shape"]
+        got = tuple(torch.as_tensor(call.made[var]).shape)
+        line = linecache.getline(call.code.co_filename, call.first[var][1]).strip()
+        return (given + f"no variable of the reference's shapes differs, but `{var}` has shape {got} where the "
+                f"reference's `{var}` has {tuple(want)}" + (f' (your line "{line}")' if line else "")
+                + ": if that shape is not meant, it goes wrong there; if it is, look at the line that returns the "
+                "result"), True
     if kind == "result":
         return (given + "every variable that can be compared agrees with the reference's, but the result differs: "
                 "look at the line that returns it (or a value changed in place after it was made)"), False

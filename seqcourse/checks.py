@@ -1156,6 +1156,11 @@ def _list_repeats(got, want, per_row: bool) -> str:
                 short += i2 == len(w)
             elif tag == "replace":
                 return ""
+    if missing and not extra and len(set(missing)) == 1 and len(missing) >= 2 and all(
+            missing[0] not in map(repr, g) for g, _ in pairs):   # one value left out wherever it comes
+        return (f"the item {missing[0]} is missing {len(missing)} times and never in your list"
+                f"{'s' if per_row else ''}, the other items are in place: that value is left out (a condition that "
+                "skips it, a lookup that drops it?)")
     if missing and not extra and short == len(pairs):
         n = sum(len(w) - len(g) for g, w in pairs)
         return (f"{'some of your lists stop' if per_row else 'your list stops'} before the end ({n} item"
@@ -1819,8 +1824,9 @@ def _ndim_hint(values: list) -> str | None:
     return None
 
 
-def _unpack_hint(msg: str, values: list) -> str | None:
-    """Too many / not enough values to unpack from split or chunk: how the axis was cut, and the size asked."""
+def _unpack_hint(msg: str, values: list, line: str = "", env: dict | None = None) -> str | None:
+    """Too many / not enough values to unpack from split or chunk: how the axis was cut, and the size asked; from a
+    tensor itself: it is split along its first axis."""
     for text, value, node in values:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr in ("split", "chunk", "unbind") and isinstance(value, (tuple, list))):
@@ -1852,6 +1858,15 @@ def _unpack_hint(msg: str, values: list) -> str | None:
             elif size % k == 0:
                 hint += f"; {k} blocks fit along axis {dim}: chunk({k}, dim={dim})?"
         return hint
+    unpacked = [n.value for n in _line_nodes(line) if isinstance(n, ast.Assign)
+                and any(isinstance(t, (ast.Tuple, ast.List)) for t in n.targets)]
+    for node in unpacked:                 # a tensor unpacked: it is split along its FIRST axis
+        value, text = _operand(node, env or {}), ast.unparse(node)
+        if isinstance(value, torch.Tensor) and value.dim() >= 1:
+            return (f"{text} is a tensor of shape {_fmt(value.shape)}: unpacking a tensor splits its FIRST axis "
+                    f"({value.shape[0]} value{'s' if value.shape[0] != 1 else ''}); to cut it into blocks use "
+                    f"{text}.chunk(k, dim=...) or .split(size, dim=...), and a pair of tensors (h, c) is a tuple, not "
+                    "a tensor")
     return None
 
 
@@ -1973,6 +1988,11 @@ def _join_hint(msg: str, values: list) -> str | None:
             node.args[1] if len(node.args) > 1 else None)
         n = len(shapes[0])
         fits = [k for k in range(n) if len({sh[:k] + sh[k + 1:] for sh in shapes}) == 1]
+        given = dim_node.value if isinstance(dim_node, ast.Constant) and type(dim_node.value) is int else (
+            0 if dim_node is None else None)
+        if (node.func.attr == "stack" and len(set(shapes)) == 1) or (
+                node.func.attr != "stack" and given is not None and -n <= given < n and given % n in fits):
+            continue      # this join fits: the error is another one's on the line
         if node.func.attr == "stack":
             hint = f"torch.stack puts tensors of EQUAL shapes on a new axis, and these differ: {shown}"
             if len(fits) == 1:   # equal but for one axis: joined along it, they fit
@@ -2171,7 +2191,7 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
         if "must have same number of dimensions" in msg:
             return _ndim_hint(values)
         if "values to unpack" in msg:
-            return _unpack_hint(msg, values)
+            return _unpack_hint(msg, values, line, env)
         if "not implemented for 'Long'" in msg or "not implemented for 'Int'" in msg:
             return _loss_order_hint(values)
         if "condition to be a boolean tensor" in msg:
@@ -2406,6 +2426,28 @@ def _made_earlier_in_caller(mine: list, tb, test_line: str) -> tuple | None:
     return _made_earlier_hint(frame, call.line or "", call.lineno, test_line, source)
 
 
+def _join_swapped(lines: list, got: tuple, want: tuple) -> str:
+    """When the one line that made a tensor joins a list with torch.cat and the reference's shape is what torch.stack
+    of the same items gives (or the reverse): that, in words; ``""`` otherwise."""
+    if len(lines) != 1:
+        return ""
+    m = re.search(r"\b(cat|concat|stack)\(", lines[0][1])
+    if not m:
+        return ""
+    cat = m.group(1) != "stack"
+    flat, deep = (got, want) if cat else (want, got)
+    if len(deep) != len(flat) + 1:
+        return ""
+    for d in range(len(flat)):
+        if flat[:d] + flat[d + 1:] == deep[:d] + deep[d + 2:] and flat[d] == deep[d] * deep[d + 1]:
+            if cat:
+                return (f"torch.cat joins the items along an EXISTING axis ({_fmt(got)}), torch.stack puts them on a "
+                        f"NEW one: torch.stack(..., dim={d}) of the same items gives {_fmt(want)}")
+            return (f"torch.stack puts the items on a NEW axis ({_fmt(got)}), torch.cat joins them along an EXISTING "
+                    f"one: torch.cat(..., dim={d}) of the same items gives {_fmt(want)}")
+    return ""
+
+
 def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: str) -> str | None:
     """When a tensor on the failing ``line`` has another shape than the reference's variable of the same name has at
     this point of this visible test (recorded by ``python -m autograder.edit_hints``): the tensor was made wrong
@@ -2442,7 +2484,10 @@ def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: st
             said_lines = " or ".join(f'"{text}"' for _, text in lines)
             where = f"{via}; it goes wrong at your line {said_lines}" + (" (whichever ran)" if len(lines) > 1 else "")
             joined = [m.group(1) for _, text in lines for m in [re.search(r"\b(?:stack|cat)\(\s*(\w+)\b", text)] if m]
-            if joined:     # a list joined there: what filled it is where it went wrong
+            swapped = _join_swapped(lines, got, want) if not followed[1:] else ""
+            if swapped:    # the items are right: cat where stack is meant (or the reverse)
+                where = f"; it is made at your line {said_lines}: {swapped}"
+            elif joined:   # a list joined there: what filled it is where it went wrong
                 items = local.get(joined[0])
                 count = f" ({len(items)} items)" if isinstance(items, (list, tuple)) else ""
                 where = (f"{via}; it is made at your line {said_lines} from the list {joined[0]}{count}: what fills "
@@ -2743,6 +2788,8 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             hint = f"Likely cause: {edit}" + (f"; {hint}" if hint else "")
     here = f"{_cell_label(shell, outer.filename)}, line {outer.lineno}"
     caller, received = _caller_of(mine, tb, shell) if mine else ("", "")
+    if re.search(r"inplace|in-place|backward|requires grad|grad_fn", msg):
+        received = ""        # autograd's own rule broken where it raised: not what the caller passed
     if mine:
         where = (f'at your line "{(deepest.line or "").strip()}" ({_cell_label(shell, deepest.filename)}, line '
                  f"{deepest.lineno}, in {deepest.name}){caller}")
