@@ -27,6 +27,8 @@ import sys
 
 import torch
 
+from seqcourse import hints
+
 MAX_CALLS = 200          # calls kept per test cell (the first per key): a long training loop keeps its first steps
 MAX_NUMEL = 100_000      # larger tensors are not copied or compared
 
@@ -87,16 +89,13 @@ def _returned(returned) -> dict:
     return out
 
 
-def test_frame(frame, cell_file: str | None):
-    """The running test cell's module frame that ``frame`` was called from, or None: the frame of ``cell_file``'s
-    code, else the outermost frame of a notebook cell's top level."""
+def test_frame(frame):
+    """The running test cell's module frame that ``frame`` was called from (the outermost frame of a notebook
+    cell's top level), or None."""
     found = None
     while frame is not None:
-        code = frame.f_code
-        if code.co_name == "<module>" and (code.co_filename == cell_file if cell_file else _is_cell(code.co_filename)):
+        if frame.f_code.co_name == "<module>" and _is_cell(frame.f_code.co_filename):
             found = frame
-            if cell_file:
-                break
         frame = frame.f_back
     return found
 
@@ -109,9 +108,8 @@ class Recorder:
     calls started; ``signatures``: ``{code: what its latest call was given}`` (see :func:`call_signature`).
     ``chain``: a trace function that was set before (the edit hints' own), called as if alone."""
 
-    def __init__(self, cell_file: str | None = None, chain=None):
-        from seqcourse import hints
-        self.cell_file, self.hints, self.chain = cell_file, hints, chain
+    def __init__(self, chain=None):
+        self.chain = chain
         self.calls, self.seen, self.signatures = [], set(), {}
         self.counter = 0
 
@@ -129,11 +127,11 @@ class Recorder:
         code = frame.f_code
         if code.co_name == "<module>" or not _is_cell(code.co_filename):
             return None
-        signature = self.hints.call_signature(code, frame.f_locals)
+        signature = hints.call_signature(code, frame.f_locals)
         self.signatures[code] = signature       # what its latest call was given (an argument may be rebound later)
         if len(self.calls) >= MAX_CALLS:
             return None
-        test = test_frame(frame.f_back, self.cell_file)
+        test = test_frame(frame.f_back)
         if test is None or test.f_code.co_filename == code.co_filename:   # the test's own helpers
             return None
         line = linecache.getline(test.f_code.co_filename, test.f_lineno).strip()
@@ -191,11 +189,11 @@ class Call:
 _current: list = []       # the Recorder of the test cell that runs (at most one), and of the last one that ran
 
 
-def start(cell_file: str | None = None):
-    """Begin recording the calls of a test cell (``cell_file``: its code's file name, else the outermost notebook
-    cell on the stack); the records stay readable by :func:`first_difference` until the next start. A trace function
+def start():
+    """Begin recording the calls of the test cell that runs (the outermost notebook cell on the stack); the records
+    stay readable by :func:`first_difference` until the next start. A trace function
     set before is kept and still called. Returns the Recorder."""
-    rec = Recorder(cell_file, chain=sys.gettrace())
+    rec = Recorder(chain=sys.gettrace())
     _current[:] = [rec]
     sys.settrace(rec)
     return rec
@@ -225,9 +223,9 @@ def paused():
 
 
 @contextlib.contextmanager
-def recording(cell_file: str | None = None):
-    """:func:`start` and :func:`stop` around a block; yields the Recorder (None when another profile was set)."""
-    rec = start(cell_file)
+def recording():
+    """:func:`start` and :func:`stop` around a block; yields the Recorder."""
+    rec = start()
     try:
         yield rec
     finally:
@@ -240,13 +238,12 @@ def call_signature(code, local: dict) -> list:
     no recording saw the call."""
     rec = _current[0] if _current else None
     found = rec.signatures.get(code) if rec is not None else None
-    return found if found is not None else hints_module().call_signature(code, local)
+    return found if found is not None else hints.call_signature(code, local)
 
 
 def fingerprints(rec) -> dict:
     """``{hints.value_key(...): fingerprint}`` of what the calls ``rec`` recorded were given and made: what
     ``python -m autograder.edit_hints`` stores of the reference (see :func:`seqcourse.hints.reference_value`)."""
-    hints = hints_module()
     out = {}
     for call in (rec.calls if rec is not None else []):
         for name, v in {**call.given, **(call.made or {})}.items():
@@ -265,12 +262,7 @@ def _differs(value, pattern) -> bool | None:
         shape = list(torch.as_tensor(value).shape) if not isinstance(value, torch.Tensor) else list(value.shape)
         if shape != pattern["shape"]:
             return None
-    return not hints_module().matches(value, pattern)
-
-
-def hints_module():
-    from seqcourse import hints
-    return hints
+    return not hints.matches(value, pattern)
 
 
 def _verdict(call) -> tuple[str, list] | None:
@@ -279,7 +271,6 @@ def _verdict(call) -> tuple[str, list] | None:
     they were bound); else ``("end", names)``, those right where first bound but not at the return (carried through
     a loop); else ``("result", [])``. None when it was given other inputs, returned the reference's result, or
     nothing that can be compared differs."""
-    hints = hints_module()
     if call.made is None:
         return None
 
@@ -337,7 +328,7 @@ def _first_difference() -> tuple[str, bool]:
              f"`{call.line}`), ")
     if kind == "result" and names:
         var = names[0]
-        want = hints_module().reference_value(call.line, call.code.co_qualname, call.signature, var)["shape"]
+        want = hints.reference_value(call.line, call.code.co_qualname, call.signature, var)["shape"]
         got = tuple(torch.as_tensor(call.made[var]).shape)
         line = linecache.getline(call.code.co_filename, call.first[var][1]).strip()
         return (given + f"no variable of the reference's shapes differs, but `{var}` has shape {got} where the "
