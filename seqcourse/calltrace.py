@@ -22,6 +22,7 @@ feedback names no variable.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import linecache
 import sys
 
@@ -31,6 +32,8 @@ from seqcourse import hints
 
 MAX_CALLS = 200          # calls kept per test cell (the first per key): a long training loop keeps its first steps
 MAX_NUMEL = 100_000      # larger tensors are not copied or compared
+_CLOCK = itertools.count()   # orders every value recorded, across calls
+MAX_SEQ = 8              # values kept per variable bound again (a loop's first steps); the count is kept beyond
 
 
 def _is_cell(filename) -> bool:
@@ -78,6 +81,45 @@ def arguments(frame) -> dict:
     return out
 
 
+def _shared(frame) -> list | None:
+    """The layers that a module argument (``self``) holds under two names (``self.fwd = self.bwd = nn.LSTMCell(...)``
+    builds ONE cell): ``[["bwd", "fwd"]]``, sorted; ``[]`` when each name holds its own; None when no argument is a
+    module."""
+    local = frame.f_locals
+    found = None
+    for name in frame.f_code.co_varnames[:frame.f_code.co_argcount]:
+        module = local.get(name)
+        if not isinstance(module, torch.nn.Module):
+            continue
+        found = found or []
+        groups: dict = {}
+        for child, sub in vars(module).get("_modules", {}).items():
+            if sub is not None:
+                groups.setdefault(id(sub), []).append(child)
+        found += [sorted(g) for g in groups.values() if len(g) > 1]
+    return sorted(found) if found is not None else None
+
+
+def shared_modules() -> str:
+    """A module of the student's that holds one layer under two names where the reference's module has a layer for
+    each (found in the calls the running test made), in words; ``""`` otherwise. Never fails."""
+    try:
+        rec = _current[0] if _current else None
+        for call in (rec.calls if rec is not None else []):
+            if not call.shared:
+                continue
+            pattern = hints.reference_value(call.line, call.code.co_qualname, call.signature, "<shared>")
+            if pattern is None or hints.matches(call.shared, pattern):
+                continue
+            a, b = call.shared[0][:2]
+            return (f"self.{a} and self.{b} are one and the same layer (one object under two names, as "
+                    f"`self.{a} = self.{b} = ...` builds it), where the reference's {call.code.co_qualname.split('.')[0]} "
+                    "has a layer of its own for each: build them in two statements, so that each has its own weights")
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        pass
+    return ""
+
+
 def _returned(returned) -> dict:
     """``{"<return>": value}`` of what a call returned (a tuple: ``"<return>[i]"`` for each item)."""
     items = returned if isinstance(returned, tuple) else (returned,)
@@ -111,6 +153,7 @@ class Recorder:
     def __init__(self, chain=None):
         self.chain = chain
         self.calls, self.seen, self.signatures = [], set(), {}
+        self.called = {}          # (test line, qualname) -> {repr(signature): (signature, caller, order)}
         self.counter = 0
 
     def __call__(self, frame, event, arg):
@@ -137,10 +180,17 @@ class Recorder:
         line = linecache.getline(test.f_code.co_filename, test.f_lineno).strip()
         key = (line, code.co_qualname, repr(signature))
         self.counter += 1
+        if line:
+            caller = frame.f_back
+            where = ((caller.f_code.co_qualname, caller.f_code.co_filename, caller.f_lineno)
+                     if caller is not None and _is_cell(caller.f_code.co_filename) else None)
+            self.called.setdefault((line, code.co_qualname), {}).setdefault(
+                repr(signature), (signature, where, self.counter, code))
         if not line or key in self.seen:
             return None
         self.seen.add(key)
         call = Call(line, code, signature, arguments(frame), self.counter)
+        call.shared = _shared(frame)
         self.calls.append(call)
         return call
 
@@ -160,16 +210,24 @@ class Recorder:
                             continue
                         if name in held and name in first:
                             again.add(name)
+                            _bound_again(call, name, v, state["line"])
                         held[name] = v
                         if name not in first and not name.startswith("."):
                             c = comparable(v)
                             if c is not None:
                                 first[name] = (c, state["line"])
+                                call.tick = next(_CLOCK)
+                                call.seq[name] = [(c, state["line"], call.tick)]
+                                call.count[name], call.last[name] = 1, c
                     state["line"] = frame.f_lineno
                     if event == "return":
                         call.made = {n: first[n][0] for n in first}
                         call.made.update({f"{n}@end": c for n in again
                                           for c in [comparable(frame.f_locals.get(n))] if c is not None})
+                        for n in again:
+                            if n in call.seq:
+                                call.made.update({f"{n}#{k}": c for k, (c, *_) in enumerate(call.seq[n]) if k})
+                                call.made[f"{n}#n"] = call.count[n]
                         call.made.update(_returned(arg))
                         call.end = self.counter = self.counter + 1
                 except Exception:  # noqa: BLE001 - recording never changes what the student's code does
@@ -179,11 +237,41 @@ class Recorder:
         return local
 
 
+def _bound_again(call, name, value, line) -> None:
+    """A variable bound again: its new value joins ``call.seq[name]`` (the first :data:`MAX_SEQ`) unless it equals
+    the value before (``h = h.detach()``, ``x = x.float()`` of a float: bookkeeping, not a new value); the count
+    goes on beyond."""
+    seq = call.seq.get(name)
+    if seq is None:
+        return
+    c = comparable(value)
+    if c is None:
+        return
+    last = call.last.get(name)
+    if last is not None and _same(c, last):
+        return
+    call.count[name] += 1
+    call.last[name] = c
+    call.tick = next(_CLOCK)
+    if len(seq) < MAX_SEQ:
+        seq.append((c, line, call.tick))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a, b))
+    return type(a) is type(b) and a == b
+
+
 class Call:
     def __init__(self, line, code, signature, given, start):
         self.line, self.code, self.signature, self.given, self.start = line, code, signature, given, start
         self.first = {}                           # name -> (value where first bound, the line that bound it)
+        self.seq, self.count, self.last = {}, {}, {}   # name -> [(value, line, tick)] of its distinct values; count
+        self.tick = 0                             # when its latest value was recorded (see _CLOCK)
         self.made, self.end = None, None          # filled at its return (None: it raised)
+        self.where = None                         # (k, how) of a variable whose k-th value goes wrong (_verdict)
+        self.shared = None                        # layers a module argument holds under two names (_shared)
 
 
 _current: list = []       # the Recorder of the test cell that runs (at most one), and of the last one that ran
@@ -248,9 +336,69 @@ def fingerprints(rec) -> dict:
     for call in (rec.calls if rec is not None else []):
         for name, v in {**call.given, **(call.made or {})}.items():
             fp = hints.fingerprint(v)
+            if fp is not None and _scalar(v) is not None:
+                fp["value"] = _scalar(v)      # a number of a visible test's run: said in words ("2 where ...")
             if fp is not None:
                 out[hints.value_key(call.line, call.code.co_qualname, call.signature, name)] = fp
+        if call.shared is not None:
+            out[hints.value_key(call.line, call.code.co_qualname, call.signature, "<shared>")] = hints.fingerprint(
+                call.shared)
+    for (line, qualname), seen in (rec.called.items() if rec is not None else []):
+        out[hints.value_key(line, qualname, None, "<signatures>")] = {
+            "shape": None, "q": "signatures", "idx": [], "key": "", "signatures": [s for s, *_ in seen.values()]}
     return out
+
+
+def unexpected_call() -> str:
+    """The first call, in the test cell that runs (or ran last), of a notebook function given arguments of other
+    shapes (or kinds) than every call of it that the reference makes while the same test line runs, in words with
+    the line that calls it; ``""`` when there is none. Never fails."""
+    try:
+        rec = _current[0] if _current else None
+        found = []
+        for (line, qualname), seen in (rec.called.items() if rec is not None else []):
+            ref = hints.reference_value(line, qualname, None, "<signatures>")
+            if ref is None or not ref.get("signatures"):
+                continue
+            for signature, where, order, code in seen.values():
+                if signature not in ref["signatures"] and where is not None:
+                    found.append((order, line, qualname, signature, where, code, ref["signatures"]))
+        if not found:
+            return ""
+        order, line, qualname, signature, (caller, filename, lineno), code, wanted = min(found, key=lambda f: f[0])
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        want = min(wanted, key=lambda w: sum(a != b for a, b in zip(w, signature)))
+        diffs = [f"{n} {_said(g)} where the reference's call gets {_said(w)}"
+                 for n, g, w in zip(names, signature, want) if g != w]
+        text = linecache.getline(filename, lineno).strip()
+        return (f"{qualname} is called with " + "; ".join(diffs[:3]) + f" (while the test ran `{line}`), from your "
+                f"line \"{text}\" in {caller}: what that line passes to it goes wrong there (or before it)")
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
+def _said(item) -> str:
+    """An item of a call signature (:func:`seqcourse.hints.call_signature`) in words: a shape, a value, a type."""
+    if isinstance(item, list):
+        return "(" + ", ".join(str(s) for s in item) + ("," if len(item) == 1 else "") + ")"
+    return repr(item) if item is None or type(item) in (int, bool) else f"a {item}"
+
+
+def _scalar(value):
+    """A Python number, or the number a one-entry tensor holds; None for anything else."""
+    if type(value) in (int, float):
+        return value
+    if isinstance(value, torch.Tensor) and value.numel() == 1 and not value.is_complex():
+        return value.item()
+    return None
+
+
+def _number(x) -> str:
+    return str(x) if isinstance(x, int) or float(x).is_integer() and abs(x) < 1e15 else f"{x:.6g}"
+
+
+def _nth(k: int) -> str:
+    return {1: "first", 2: "second", 3: "third"}.get(k, f"{k}th")
 
 
 def _differs(value, pattern) -> bool | None:
@@ -267,15 +415,19 @@ def _differs(value, pattern) -> bool | None:
 
 def _verdict(call) -> tuple[str, list] | None:
     """How ``call`` differs from the reference's when it was given the reference's inputs and returned something
-    else: ``("first", names)``, the variables whose value where first bound is not the reference's (in the order
-    they were bound); else ``("end", names)``, those right where first bound but not at the return (carried through
-    a loop); else ``("result", [])``. None when it was given other inputs, returned the reference's result, or
-    nothing that can be compared differs."""
+    else: ``("first", [name])``, the variable whose value where first bound is the earliest wrong value (in the order
+    the values were made); ``("again", [name])``, the variable whose value where it is bound again is the earliest
+    wrong one (``call.where``: ``(k, how)``, its k-th value, "value", "extra" or "fewer"); else ``("end", names)``,
+    those right where first bound but not at the return (carried through a loop); else ``("result", names)``. None
+    when it was given other inputs, returned the reference's result, or nothing that can be compared differs."""
     if call.made is None:
         return None
 
+    def ref(name):
+        return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
+
     def differs(name, value):
-        return _differs(value, hints.reference_value(call.line, call.code.co_qualname, call.signature, name))
+        return _differs(value, ref(name))
 
     compared = [differs(n, v) for n, v in call.given.items()]
     if not any(d is not None for d in compared) or any(compared):
@@ -283,17 +435,50 @@ def _verdict(call) -> tuple[str, list] | None:
     returned = [differs(n, v) for n, v in call.made.items() if n.startswith("<return>")]
     if returned and not any(returned):
         return None                         # it returns the reference's result: its own bookkeeping is its own
-    first = [n for n in call.first if n in call.made and differs(n, call.made[n])]
-    if first:
-        return "first", first
+    wrong = []                              # (tick, name, k, how) of each variable's earliest wrong value
+    for n in call.first:
+        seq = call.seq.get(n)
+        if n in call.made and differs(n, call.made[n]):
+            wrong.append((seq[0][2] if seq else -1, n, 0, "first"))
+        elif n in call.seq:
+            parted = _parted(call, n, ref)
+            if parted is not None:
+                wrong.append((parted[0], n, parted[1], parted[2]))
+    if wrong:
+        tick, name, k, how = min(wrong, key=lambda w: w[0])
+        if how == "first":
+            return "first", [name]
+        call.where = (k, how)
+        return "again", [name]
     end = [n for n in call.first if f"{n}@end" in call.made and differs(f"{n}@end", call.made[f"{n}@end"])]
     if end:
         return "end", end
     if not any(returned):
         return None
     shaped = [n for n in call.first if n in call.made and differs(n, call.made[n]) is None
-              and hints.reference_value(call.line, call.code.co_qualname, call.signature, n) is not None]
+              and ref(n) is not None]
     return "result", shaped        # variables of another shape than the reference's: said, not blamed
+
+
+def _parted(call, name, ref) -> tuple | None:
+    """``(tick, k, how)`` where the values ``name`` takes, one after the other, first part from the reference's:
+    its k-th value is another ("value"), one more than the reference's ("extra"), or it gets fewer ("fewer"); None
+    when they agree as far as they were kept, or cannot be compared (another shape: another bookkeeping)."""
+    seq, n = call.seq[name], call.count[name]
+    counted = ref(f"{name}#n")
+    m = counted.get("value") if counted is not None else (1 if ref(name) is not None else None)
+    for k in range(1, len(seq)):
+        pattern = ref(f"{name}#{k}")
+        if pattern is None:
+            return (seq[k][2], k, "extra") if m is not None and k >= m else None
+        d = _differs(seq[k][0], pattern)
+        if d is None:
+            return None
+        if d:
+            return seq[k][2], k, "value"
+    if m is not None and n < m and len(seq) == n:
+        return call.tick, n, "fewer"
+    return None
 
 
 def first_difference(strong: bool | None = None) -> str:
@@ -340,12 +525,45 @@ def _first_difference() -> tuple[str, bool]:
                 "look at the line that returns it (or a value changed in place after it was made)"), False
     var = names[0]
     agree = [n for n in call.first if n not in names and n in call.made][:4]
+
+    def ref(name):
+        return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
+
+    def numbers(value, name):     # ": 1 where the reference's is 2" for numbers
+        want, got = (ref(name) or {}).get("value"), _scalar(value)
+        return f" ({_number(got)} where the reference's is {_number(want)})" if None not in (want, got) else ""
+
+    def source(lineno):
+        return linecache.getline(call.code.co_filename, lineno).strip()
+
     if kind == "first":
         before = [n for n in agree if list(call.first).index(n) < list(call.first).index(var)]
-        line = linecache.getline(call.code.co_filename, call.first[var][1]).strip()
+        line = source(call.first[var][1])
         return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
-                f"first made" + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
+                f"first made{numbers(call.first[var][0], var)}"
+                + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
                 + (f': look at your line "{line}"' if line else "")), True
+    if kind == "again":
+        k, how = call.where
+        seq, n = call.seq[var], call.count[var]
+        counted = ref(f"{var}#n")
+        m = counted.get("value") if counted is not None else 1
+        values = (f" (yours gets {n} different values, the reference's {m})" if m != n else "")
+        first = f"`{var}` is right where it is first made"
+        if how == "value":
+            value, lineno, _ = seq[k]
+            return (given + f"{first}, and its {_nth(k + 1)} value, from your line \"{source(lineno)}\", is not "
+                    f"the reference's {_nth(k + 1)} value{numbers(value, f'{var}#{k}')}{values}: it goes wrong "
+                    "there (the values it is made from, or what the line does to them)"), True
+        if how == "extra":
+            return (given + f"{first}, but it gets {n} different values where the reference's gets {m}: its "
+                    f"{_nth(k + 1)}, from your line \"{source(seq[k][1])}\", is one the reference's never gets "
+                    "(a line that runs where it should not: a condition left out, or a loop that runs too often?)"
+                    ), True
+        lines = dict.fromkeys(source(lineno) for _, lineno, _ in seq[1:]) or {source(seq[0][1]): None}
+        return (given + f"{first}, but it gets {n} different values where the reference's gets {m}: a line that "
+                "makes it again runs too few times (a loop that stops early, a condition that skips it, or a line "
+                "that does not change it?): your lines " + " or ".join(f'"{t}"' for t in list(lines)[:3])), True
     try:
         source = inspect.getsource(call.code)
     except (OSError, TypeError):
@@ -356,3 +574,31 @@ def _first_difference() -> tuple[str, bool]:
     return (given + f"every variable agrees with the reference's where it is first made, but `{var}` differs at the "
             f"end: it goes wrong where it is made again (a step of a loop?)" + (f": look at your lines {where}" if where
                                                                              else "")), True
+
+
+def first_nan() -> str:
+    """The first value a variable of the student's functions got that holds NaN while what its call was
+    given holds none, in words (the function, the variable, the line), or ``""``: where NaN is made. Never fails."""
+    try:
+        rec = _current[0] if _current else None
+        found = []
+        for call in (rec.calls if rec is not None else []):
+            if any(_bad(v) for v in call.given.values()):
+                continue
+            for name, seq in call.seq.items():
+                for value, lineno, stamp in seq:
+                    if _bad(value):
+                        found.append((stamp, call, name, lineno))
+                        break
+        if not found:
+            return ""
+        _, call, name, lineno = min(found, key=lambda f: f[0])
+        line = linecache.getline(call.code.co_filename, lineno).strip()
+        return (f"the first variable that holds NaN is `{name}` in {call.code.co_qualname}"
+                + (f', made at your line "{line}"' if line else "") + " (what it was given holds none)")
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
+def _bad(value) -> bool:
+    return isinstance(value, torch.Tensor) and value.is_floating_point() and bool(torch.isnan(value).any())
