@@ -30,7 +30,7 @@ import torch
 
 from seqcourse import hints
 
-MAX_CALLS = 200          # calls kept per test cell (the first per key): a long training loop keeps its first steps
+MAX_CALLS = 200          # calls kept per test line (the first per key): hidden tests before a visible line leave it room
 MAX_NUMEL = 100_000      # larger tensors are not copied or compared
 _CLOCK = itertools.count()   # orders every value recorded, across calls
 MAX_SEQ = 8              # values kept per variable bound again (a loop's first steps); the count is kept beyond
@@ -154,6 +154,8 @@ class Recorder:
         self.chain = chain
         self.calls, self.seen, self.signatures = [], set(), {}
         self.called = {}          # (test line, qualname) -> {repr(signature): (signature, caller, order)}
+        self.per_line = {}        # test line -> calls recorded for it (at most MAX_CALLS)
+        self.top = None           # (qualname, signature) of the latest call made by the test's line itself
         self.counter = 0
 
     def __call__(self, frame, event, arg):
@@ -172,8 +174,6 @@ class Recorder:
             return None
         signature = hints.call_signature(code, frame.f_locals)
         self.signatures[code] = signature       # what its latest call was given (an argument may be rebound later)
-        if len(self.calls) >= MAX_CALLS:
-            return None
         test = test_frame(frame.f_back)
         if test is None or test.f_code.co_filename == code.co_filename:   # the test's own helpers
             return None
@@ -182,11 +182,16 @@ class Recorder:
         self.counter += 1
         if line:
             caller = frame.f_back
+            if caller.f_code.co_filename == test.f_code.co_filename:      # called by the test's line itself
+                self.top = (code.co_qualname, signature)
             where = ((caller.f_code.co_qualname, caller.f_code.co_filename, caller.f_lineno)
                      if caller is not None and _is_cell(caller.f_code.co_filename) else None)
             self.called.setdefault((line, code.co_qualname), {}).setdefault(
-                repr(signature), (signature, where, self.counter, code))
+                repr(signature), (signature, where, self.counter, code, self.top))
         if not line or key in self.seen:
+            return None
+        self.per_line[line] = self.per_line.get(line, 0) + 1
+        if self.per_line[line] > MAX_CALLS:     # a line that calls with ever new shapes (hidden tests' sizes)
             return None
         self.seen.add(key)
         call = Call(line, code, signature, arguments(frame), self.counter)
@@ -345,7 +350,7 @@ def fingerprints(rec) -> dict:
                 call.shared)
     for (line, qualname), seen in (rec.called.items() if rec is not None else []):
         out[hints.value_key(line, qualname, None, "<signatures>")] = {
-            "shape": None, "q": "signatures", "idx": [], "key": "", "signatures": [s for s, *_ in seen.values()]}
+            "shape": None, "q": "signatures", "idx": [], "key": "", "signatures": [v[0] for v in seen.values()]}
     return out
 
 
@@ -360,9 +365,13 @@ def unexpected_call() -> str:
             ref = hints.reference_value(line, qualname, None, "<signatures>")
             if ref is None or not ref.get("signatures"):
                 continue
-            for signature, where, order, code in seen.values():
-                if signature not in ref["signatures"] and where is not None:
-                    found.append((order, line, qualname, signature, where, code, ref["signatures"]))
+            for signature, where, order, code, top in seen.values():
+                if signature in ref["signatures"] or where is None or top is None:
+                    continue
+                outer = hints.reference_value(line, top[0], None, "<signatures>")
+                if outer is None or top[1] not in outer.get("signatures", []):
+                    continue          # the test's own call is not one the reference made (a hidden test's sizes)
+                found.append((order, line, qualname, signature, where, code, ref["signatures"]))
         if not found:
             return ""
         order, line, qualname, signature, (caller, filename, lineno), code, wanted = min(found, key=lambda f: f[0])
@@ -391,6 +400,55 @@ def _scalar(value):
     if isinstance(value, torch.Tensor) and value.numel() == 1 and not value.is_complex():
         return value.item()
     return None
+
+
+def _how(value, pattern) -> str:
+    """How a tensor ``value`` of the reference's shape relates to the reference's (``pattern``, a fingerprint):
+    `` (its values are the reference's transposed, axes 0 and 1)`` for the first of a few transforms whose result
+    is the reference's (the opposite sign, a transpose of two axes of one size, a reversal along an axis, blocks
+    along an axis in another order, a sigmoid where a tanh is meant or the reverse, a softmax over another axis),
+    or ``""``."""
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point() or value.dim() == 0:
+        return ""
+    v = value.double()
+    tries = [("its values are the reference's with the opposite sign", lambda: -v)]
+    n = v.dim()
+    for i, j in itertools.combinations(range(n), 2):
+        if v.shape[i] == v.shape[j] > 1:
+            tries.append((f"its values are the reference's transposed (axes {i} and {j} swapped)", lambda i=i, j=j: v.transpose(i, j)))
+    for d in range(n):
+        if v.shape[d] > 1:
+            tries.append((f"its values are the reference's reversed along axis {d}", lambda d=d: v.flip(d)))
+    for d in {0, n - 1}:
+        for k in (2, 3, 4):
+            if v.shape[d] % k or v.shape[d] < k:
+                continue
+            blocks = v.chunk(k, dim=d)
+            for perm in itertools.permutations(range(k)):
+                if perm != tuple(range(k)):
+                    tries.append((f"its {k} blocks along axis {d} are the reference's in another order (yours "
+                                  f"hold the reference's blocks {[perm.index(j) for j in range(k)]})" if k > 2 else
+                                  f"its two halves along axis {d} are the reference's swapped", lambda perm=perm, blocks=blocks, d=d: torch.cat([blocks[p] for p in perm],
+                                                                                            dim=d)))
+    inside = bool(((v > 0) & (v < 1)).all())
+    if inside:
+        tries.append(("squashed with a sigmoid where the reference's uses a tanh", lambda: torch.tanh(torch.logit(v))))
+    if bool(((v > -1) & (v < 1)).all()):
+        tries.append(("squashed with a tanh where the reference's uses a sigmoid", lambda: torch.sigmoid(torch.atanh(v))))
+    if inside and n >= 2:
+        for d in range(n):
+            if bool(torch.allclose(v.sum(d), torch.ones((), dtype=v.dtype), atol=1e-5)):
+                for other in range(n):
+                    if other != d and v.shape[other] > 1:
+                        tries.append((f"a softmax over axis {d} where the reference's is over axis {other}",
+                                      lambda other=other: torch.softmax(v.log(), dim=other)))
+    for said, make in tries[:64]:
+        try:
+            if hints.matches(make(), pattern):
+                return f" ({said})"
+        except Exception:  # noqa: BLE001 - a transform that does not apply says nothing
+            continue
+    return ""
 
 
 def _number(x) -> str:
@@ -540,7 +598,7 @@ def _first_difference() -> tuple[str, bool]:
         before = [n for n in agree if list(call.first).index(n) < list(call.first).index(var)]
         line = source(call.first[var][1])
         return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
-                f"first made{numbers(call.first[var][0], var)}"
+                f"first made{numbers(call.first[var][0], var) or _how(call.first[var][0], ref(var) or {})}"
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
                 + (f': look at your line "{line}"' if line else "")), True
     if kind == "again":

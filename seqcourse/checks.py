@@ -429,9 +429,13 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
         if k in first_wrong:
             return first_wrong[k]
     located = _unexpected_call() or _located_difference(strong=True)    # a line and its values: before words
-    if located:
-        return located
     edit = _edit_hint(a, e, name, strong=False)
+    if located:
+        var = re.search(r"`(\w+)` is the first variable whose value differs", located)
+        single = edit and "; or" not in edit and "these give the same values" not in edit
+        if var and single and f"computes `{var.group(1)}`" in edit:     # the same line: what is wrong in it too
+            return f"{located}; {edit}"
+        return located
     if edit:
         return edit
     prefix = _right_prefix(bad)
@@ -2873,7 +2877,7 @@ def _api_hint(value: BaseException, line: str, env: dict) -> str | None:
                 if isinstance(v, torch.Tensor) and v.dim() not in ranks:
                     return (f"{takes}; your line gives it {ast.unparse(args[pos])} {_fmt(v.shape)} ({v.dim()}-D): "
                             f"{instead}")
-        if name in _CELLS | _RNNS:
+        if name in _CELLS | _RNNS and type(fn).__module__.startswith("torch.nn"):
             module = "a cell (nn." + name + ")" if name in _CELLS else "nn." + name
             x = _shape_of(args[0], env) if args else _MISSING
             second = _shape_of(args[1], env) if len(args) > 1 else _MISSING

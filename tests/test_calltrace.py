@@ -318,3 +318,18 @@ def test_a_helper_called_with_other_shapes_than_the_references_names_the_calling
     msg = _message(shell, wrong)
     assert "mean is called with lengths (2, 1, 1) where the reference's call gets (2, 1)" in msg, msg
     assert 'from your line "return mean(out, torch.tensor([3., 3.])[:, None, None])" in f' in msg, msg
+
+
+def test_how_the_first_wrong_variable_differs_is_said_when_a_simple_transform_gives_the_references(shell):
+    """A transpose, a sign, a sigmoid for a tanh: the variable's line and what its values are (trial 22m's
+    'partly': the line was found, what is wrong in it was not said)."""
+    square = ("def f(x, w):\n"
+              "    m = w[:, :3]\n"
+              "    return torch.tanh(x @ m)\n")
+    shell.record(square)
+    msg = _message(shell, square.replace("m = w[:, :3]", "m = w[:, :3].T"))
+    assert "`m` is the first variable" in msg and "(its values are the reference's transposed (axes 0 and 1 " \
+        "swapped))" in msg, msg
+    shell.record()
+    msg = _message(shell, REFERENCE.replace("b = torch.tanh(a)", "b = torch.sigmoid(a)"))
+    assert "(squashed with a sigmoid where the reference's uses a tanh)" in msg, msg
