@@ -131,6 +131,17 @@ def _returned(returned) -> dict:
     return out
 
 
+def _outermost(frame, test) -> bool:
+    """Whether no function of a notebook cell other than the test's own is between ``frame`` and the test cell's
+    frame ``test``: the call is the test line's (``model(x)`` reaches forward through PyTorch's code)."""
+    f = frame.f_back
+    while f is not None and f is not test:
+        if _is_cell(f.f_code.co_filename) and f.f_code.co_filename != test.f_code.co_filename:
+            return False
+        f = f.f_back
+    return True
+
+
 def test_frame(frame):
     """The running test cell's module frame that ``frame`` was called from (the outermost frame of a notebook
     cell's top level), or None."""
@@ -182,7 +193,7 @@ class Recorder:
         self.counter += 1
         if line:
             caller = frame.f_back
-            if caller.f_code.co_filename == test.f_code.co_filename:      # called by the test's line itself
+            if _outermost(frame, test):       # called by the test's line itself (through PyTorch's Module.__call__)
                 self.top = (code.co_qualname, signature)
             where = ((caller.f_code.co_qualname, caller.f_code.co_filename, caller.f_lineno)
                      if caller is not None and _is_cell(caller.f_code.co_filename) else None)

@@ -333,3 +333,18 @@ def test_how_the_first_wrong_variable_differs_is_said_when_a_simple_transform_gi
     shell.record()
     msg = _message(shell, REFERENCE.replace("b = torch.tanh(a)", "b = torch.sigmoid(a)"))
     assert "(squashed with a sigmoid where the reference's uses a tanh)" in msg, msg
+
+
+def test_a_helper_of_a_module_called_with_other_shapes_is_named_too(shell):
+    """model(x) reaches forward through PyTorch's Module.__call__: forward is still the test line's own call, and
+    a helper it calls with other shapes is named (trial 22m, ch05-n05b)."""
+    module = ("class M(torch.nn.Module):\n"
+              "    def forward(self, x):\n"
+              "        return mean(x[:, None, :].expand(2, 3, 3), torch.tensor([3., 3.])[:, None])\n"
+              "def mean(out, lengths):\n"
+              "    return out.sum(1) / lengths\n"
+              "def f(x, w):\n"
+              "    return M()(x)\n")
+    shell.record(module)
+    msg = _message(shell, module.replace("[:, None])\n", "[:, None, None])\n", 1))
+    assert "mean is called with lengths (2, 1, 1) where the reference's call gets (2, 1)" in msg, msg
