@@ -131,6 +131,21 @@ def _returned(returned) -> dict:
     return out
 
 
+ALIASES: dict = {}     # code of a test's stand-in for an earlier part -> that part's name (checks.use_reference)
+
+
+def _cell_caller(frame):
+    """``(qualname, file name, line number)`` of the nearest notebook function that called ``frame`` (through
+    PyTorch's or the course's own code), or None."""
+    f = frame.f_back
+    while f is not None:
+        if _is_cell(f.f_code.co_filename):
+            return (f.f_code.co_qualname, f.f_code.co_filename, f.f_lineno) if f.f_code.co_name != "<module>" \
+                else None
+        f = f.f_back
+    return None
+
+
 def _outermost(frame, test) -> bool:
     """Whether no function of a notebook cell other than the test's own is between ``frame`` and the test cell's
     frame ``test``: the call is the test line's (``model(x)`` reaches forward through PyTorch's code)."""
@@ -186,17 +201,21 @@ class Recorder:
         signature = hints.call_signature(code, frame.f_locals)
         self.signatures[code] = signature       # what its latest call was given (an argument may be rebound later)
         test = test_frame(frame.f_back)
-        if test is None or test.f_code.co_filename == code.co_filename:   # the test's own helpers
+        if test is None:
             return None
         line = linecache.getline(test.f_code.co_filename, test.f_lineno).strip()
+        if test.f_code.co_filename == code.co_filename:       # the test's own helpers: a stand-in for a part
+            alias = ALIASES.get(code)                          # (use_reference) says what it was given
+            if alias and line:
+                self.called.setdefault((line, alias), {}).setdefault(
+                    repr(signature), (signature, _cell_caller(frame), self.counter, code, self.top))
+            return None
         key = (line, code.co_qualname, repr(signature))
         self.counter += 1
         if line:
-            caller = frame.f_back
             if _outermost(frame, test):       # called by the test's line itself (through PyTorch's Module.__call__)
                 self.top = (code.co_qualname, signature)
-            where = ((caller.f_code.co_qualname, caller.f_code.co_filename, caller.f_lineno)
-                     if caller is not None and _is_cell(caller.f_code.co_filename) else None)
+            where = _cell_caller(frame)
             self.called.setdefault((line, code.co_qualname), {}).setdefault(
                 repr(signature), (signature, where, self.counter, code, self.top))
         if not line or key in self.seen:

@@ -3551,7 +3551,10 @@ class use_reference:
         self._restored = False
         self._refs = dict(references)   # cleared by restore(): a leftover binding then reaches no reference code
         _ACTIVE.append(self)
+        from seqcourse.calltrace import ALIASES
         for name, ref in references.items():
+            if isinstance(getattr(ref, "__code__", None), types.CodeType):
+                ALIASES[ref.__code__] = name      # what the stand-in is given is compared as that part's
             old = namespace.get(name, _MISSING)
             old = getattr(old, "__seqcourse_original__", old)
             self._saved[name] = old
