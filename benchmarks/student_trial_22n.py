@@ -367,6 +367,7 @@ variant("ch09", "y09b", "ch09_beam_search", "beam_search ranks the candidates by
         ("        candidates.sort(key=lambda cand: -cand[0])\n",
          "        candidates.sort(key=lambda cand: -cand[0] / len(cand[1]) ** alpha)   # the same length for all\n"))
 
+CASES = M + OK
 
 # The first failing visible test's message as a student reads it (trials 22f-22m's rule). Filled after the runs.
 VERDICTS = {

@@ -1,6 +1,6 @@
 """Trial 22n scratch checks (phase 2): each case applied to the reference cell, the setup and reference cells run in plain
 Python (no test cell read or run), small inputs of distinct sizes; a mistake must run and differ from the reference (or
-raise), a variant must give the reference's values. Needs /tmp/t22n/scratch.py (the notebook loader).
+raise), a variant must give the reference's values. The notebook loader is student_trial_22n_scratch_loader.py. Run: python benchmarks/student_trial_22n_scratch.py [ch01 ...]
 """
 import sys, traceback, copy
 sys.path.insert(0, '/tmp/t22n'); sys.path.insert(0, 'benchmarks')
