@@ -22,6 +22,7 @@ feedback names no variable.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import linecache
 import sys
 
@@ -29,8 +30,10 @@ import torch
 
 from seqcourse import hints
 
-MAX_CALLS = 200          # calls kept per test cell (the first per key): a long training loop keeps its first steps
+MAX_CALLS = 200          # calls kept per test line (the first per key): hidden tests before a visible line leave it room
 MAX_NUMEL = 100_000      # larger tensors are not copied or compared
+_CLOCK = itertools.count()   # orders every value recorded, across calls
+MAX_SEQ = 8              # values kept per variable bound again (a loop's first steps); the count is kept beyond
 
 
 def _is_cell(filename) -> bool:
@@ -78,6 +81,45 @@ def arguments(frame) -> dict:
     return out
 
 
+def _shared(frame) -> list | None:
+    """The layers that a module argument (``self``) holds under two names (``self.fwd = self.bwd = nn.LSTMCell(...)``
+    builds ONE cell): ``[["bwd", "fwd"]]``, sorted; ``[]`` when each name holds its own; None when no argument is a
+    module."""
+    local = frame.f_locals
+    found = None
+    for name in frame.f_code.co_varnames[:frame.f_code.co_argcount]:
+        module = local.get(name)
+        if not isinstance(module, torch.nn.Module):
+            continue
+        found = found or []
+        groups: dict = {}
+        for child, sub in vars(module).get("_modules", {}).items():
+            if sub is not None:
+                groups.setdefault(id(sub), []).append(child)
+        found += [sorted(g) for g in groups.values() if len(g) > 1]
+    return sorted(found) if found is not None else None
+
+
+def shared_modules() -> str:
+    """A module of the student's that holds one layer under two names where the reference's module has a layer for
+    each (found in the calls the running test made), in words; ``""`` otherwise. Never fails."""
+    try:
+        rec = _current[0] if _current else None
+        for call in (rec.calls if rec is not None else []):
+            if not call.shared:
+                continue
+            pattern = hints.reference_value(call.line, call.code.co_qualname, call.signature, "<shared>")
+            if pattern is None or hints.matches(call.shared, pattern):
+                continue
+            a, b = call.shared[0][:2]
+            return (f"self.{a} and self.{b} are one and the same layer (one object under two names, as "
+                    f"`self.{a} = self.{b} = ...` builds it), where the reference's {call.code.co_qualname.split('.')[0]} "
+                    "has a layer of its own for each: build them in two statements, so that each has its own weights")
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        pass
+    return ""
+
+
 def _returned(returned) -> dict:
     """``{"<return>": value}`` of what a call returned (a tuple: ``"<return>[i]"`` for each item)."""
     items = returned if isinstance(returned, tuple) else (returned,)
@@ -87,6 +129,17 @@ def _returned(returned) -> dict:
         if v is not None:
             out["<return>" if len(items) == 1 else f"<return>[{i}]"] = v
     return out
+
+
+def _outermost(frame, test) -> bool:
+    """Whether no function of a notebook cell other than the test's own is between ``frame`` and the test cell's
+    frame ``test``: the call is the test line's (``model(x)`` reaches forward through PyTorch's code)."""
+    f = frame.f_back
+    while f is not None and f is not test:
+        if _is_cell(f.f_code.co_filename) and f.f_code.co_filename != test.f_code.co_filename:
+            return False
+        f = f.f_back
+    return True
 
 
 def test_frame(frame):
@@ -111,6 +164,9 @@ class Recorder:
     def __init__(self, chain=None):
         self.chain = chain
         self.calls, self.seen, self.signatures = [], set(), {}
+        self.called = {}          # (test line, qualname) -> {repr(signature): (signature, caller, order)}
+        self.per_line = {}        # test line -> calls recorded for it (at most MAX_CALLS)
+        self.top = None           # (qualname, signature) of the latest call made by the test's line itself
         self.counter = 0
 
     def __call__(self, frame, event, arg):
@@ -129,18 +185,28 @@ class Recorder:
             return None
         signature = hints.call_signature(code, frame.f_locals)
         self.signatures[code] = signature       # what its latest call was given (an argument may be rebound later)
-        if len(self.calls) >= MAX_CALLS:
-            return None
         test = test_frame(frame.f_back)
         if test is None or test.f_code.co_filename == code.co_filename:   # the test's own helpers
             return None
         line = linecache.getline(test.f_code.co_filename, test.f_lineno).strip()
         key = (line, code.co_qualname, repr(signature))
         self.counter += 1
+        if line:
+            caller = frame.f_back
+            if _outermost(frame, test):       # called by the test's line itself (through PyTorch's Module.__call__)
+                self.top = (code.co_qualname, signature)
+            where = ((caller.f_code.co_qualname, caller.f_code.co_filename, caller.f_lineno)
+                     if caller is not None and _is_cell(caller.f_code.co_filename) else None)
+            self.called.setdefault((line, code.co_qualname), {}).setdefault(
+                repr(signature), (signature, where, self.counter, code, self.top))
         if not line or key in self.seen:
+            return None
+        self.per_line[line] = self.per_line.get(line, 0) + 1
+        if self.per_line[line] > MAX_CALLS:     # a line that calls with ever new shapes (hidden tests' sizes)
             return None
         self.seen.add(key)
         call = Call(line, code, signature, arguments(frame), self.counter)
+        call.shared = _shared(frame)
         self.calls.append(call)
         return call
 
@@ -160,16 +226,24 @@ class Recorder:
                             continue
                         if name in held and name in first:
                             again.add(name)
+                            _bound_again(call, name, v, state["line"])
                         held[name] = v
                         if name not in first and not name.startswith("."):
                             c = comparable(v)
                             if c is not None:
                                 first[name] = (c, state["line"])
+                                call.tick = next(_CLOCK)
+                                call.seq[name] = [(c, state["line"], call.tick)]
+                                call.count[name], call.last[name] = 1, c
                     state["line"] = frame.f_lineno
                     if event == "return":
                         call.made = {n: first[n][0] for n in first}
                         call.made.update({f"{n}@end": c for n in again
                                           for c in [comparable(frame.f_locals.get(n))] if c is not None})
+                        for n in again:
+                            if n in call.seq:
+                                call.made.update({f"{n}#{k}": c for k, (c, *_) in enumerate(call.seq[n]) if k})
+                                call.made[f"{n}#n"] = call.count[n]
                         call.made.update(_returned(arg))
                         call.end = self.counter = self.counter + 1
                 except Exception:  # noqa: BLE001 - recording never changes what the student's code does
@@ -179,11 +253,41 @@ class Recorder:
         return local
 
 
+def _bound_again(call, name, value, line) -> None:
+    """A variable bound again: its new value joins ``call.seq[name]`` (the first :data:`MAX_SEQ`) unless it equals
+    the value before (``h = h.detach()``, ``x = x.float()`` of a float: bookkeeping, not a new value); the count
+    goes on beyond."""
+    seq = call.seq.get(name)
+    if seq is None:
+        return
+    c = comparable(value)
+    if c is None:
+        return
+    last = call.last.get(name)
+    if last is not None and _same(c, last):
+        return
+    call.count[name] += 1
+    call.last[name] = c
+    call.tick = next(_CLOCK)
+    if len(seq) < MAX_SEQ:
+        seq.append((c, line, call.tick))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a, b))
+    return type(a) is type(b) and a == b
+
+
 class Call:
     def __init__(self, line, code, signature, given, start):
         self.line, self.code, self.signature, self.given, self.start = line, code, signature, given, start
         self.first = {}                           # name -> (value where first bound, the line that bound it)
+        self.seq, self.count, self.last = {}, {}, {}   # name -> [(value, line, tick)] of its distinct values; count
+        self.tick = 0                             # when its latest value was recorded (see _CLOCK)
         self.made, self.end = None, None          # filled at its return (None: it raised)
+        self.where = None                         # (k, how) of a variable whose k-th value goes wrong (_verdict)
+        self.shared = None                        # layers a module argument holds under two names (_shared)
 
 
 _current: list = []       # the Recorder of the test cell that runs (at most one), and of the last one that ran
@@ -248,9 +352,122 @@ def fingerprints(rec) -> dict:
     for call in (rec.calls if rec is not None else []):
         for name, v in {**call.given, **(call.made or {})}.items():
             fp = hints.fingerprint(v)
+            if fp is not None and _scalar(v) is not None:
+                fp["value"] = _scalar(v)      # a number of a visible test's run: said in words ("2 where ...")
             if fp is not None:
                 out[hints.value_key(call.line, call.code.co_qualname, call.signature, name)] = fp
+        if call.shared is not None:
+            out[hints.value_key(call.line, call.code.co_qualname, call.signature, "<shared>")] = hints.fingerprint(
+                call.shared)
+    for (line, qualname), seen in (rec.called.items() if rec is not None else []):
+        out[hints.value_key(line, qualname, None, "<signatures>")] = {
+            "shape": None, "q": "signatures", "idx": [], "key": "", "signatures": [v[0] for v in seen.values()]}
     return out
+
+
+def unexpected_call() -> str:
+    """The first call, in the test cell that runs (or ran last), of a notebook function given arguments of other
+    shapes (or kinds) than every call of it that the reference makes while the same test line runs, in words with
+    the line that calls it; ``""`` when there is none. Never fails."""
+    try:
+        rec = _current[0] if _current else None
+        found = []
+        for (line, qualname), seen in (rec.called.items() if rec is not None else []):
+            ref = hints.reference_value(line, qualname, None, "<signatures>")
+            if ref is None or not ref.get("signatures"):
+                continue
+            for signature, where, order, code, top in seen.values():
+                if signature in ref["signatures"] or where is None or top is None:
+                    continue
+                outer = hints.reference_value(line, top[0], None, "<signatures>")
+                if outer is None or top[1] not in outer.get("signatures", []):
+                    continue          # the test's own call is not one the reference made (a hidden test's sizes)
+                found.append((order, line, qualname, signature, where, code, ref["signatures"]))
+        if not found:
+            return ""
+        order, line, qualname, signature, (caller, filename, lineno), code, wanted = min(found, key=lambda f: f[0])
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        want = min(wanted, key=lambda w: sum(a != b for a, b in zip(w, signature)))
+        diffs = [f"{n} {_said(g)} where the reference's call gets {_said(w)}"
+                 for n, g, w in zip(names, signature, want) if g != w]
+        text = linecache.getline(filename, lineno).strip()
+        return (f"{qualname} is called with " + "; ".join(diffs[:3]) + f" (while the test ran `{line}`), from your "
+                f"line \"{text}\" in {caller}: what that line passes to it goes wrong there (or before it)")
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
+def _said(item) -> str:
+    """An item of a call signature (:func:`seqcourse.hints.call_signature`) in words: a shape, a value, a type."""
+    if isinstance(item, list):
+        return "(" + ", ".join(str(s) for s in item) + ("," if len(item) == 1 else "") + ")"
+    return repr(item) if item is None or type(item) in (int, bool) else f"a {item}"
+
+
+def _scalar(value):
+    """A Python number, or the number a one-entry tensor holds; None for anything else."""
+    if type(value) in (int, float):
+        return value
+    if isinstance(value, torch.Tensor) and value.numel() == 1 and not value.is_complex():
+        return value.item()
+    return None
+
+
+def _how(value, pattern) -> str:
+    """How a tensor ``value`` of the reference's shape relates to the reference's (``pattern``, a fingerprint):
+    `` (its values are the reference's transposed, axes 0 and 1)`` for the first of a few transforms whose result
+    is the reference's (the opposite sign, a transpose of two axes of one size, a reversal along an axis, blocks
+    along an axis in another order, a sigmoid where a tanh is meant or the reverse, a softmax over another axis),
+    or ``""``."""
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point() or value.dim() == 0:
+        return ""
+    v = value.double()
+    tries = [("its values are the reference's with the opposite sign", lambda: -v)]
+    n = v.dim()
+    for i, j in itertools.combinations(range(n), 2):
+        if v.shape[i] == v.shape[j] > 1:
+            tries.append((f"its values are the reference's transposed (axes {i} and {j} swapped)", lambda i=i, j=j: v.transpose(i, j)))
+    for d in range(n):
+        if v.shape[d] > 1:
+            tries.append((f"its values are the reference's reversed along axis {d}", lambda d=d: v.flip(d)))
+    for d in {0, n - 1}:
+        for k in (2, 3, 4):
+            if v.shape[d] % k or v.shape[d] < k:
+                continue
+            blocks = v.chunk(k, dim=d)
+            for perm in itertools.permutations(range(k)):
+                if perm != tuple(range(k)):
+                    tries.append((f"its {k} blocks along axis {d} are the reference's in another order (yours "
+                                  f"hold the reference's blocks {[perm.index(j) for j in range(k)]})" if k > 2 else
+                                  f"its two halves along axis {d} are the reference's swapped", lambda perm=perm, blocks=blocks, d=d: torch.cat([blocks[p] for p in perm],
+                                                                                            dim=d)))
+    inside = bool(((v > 0) & (v < 1)).all())
+    if inside:
+        tries.append(("squashed with a sigmoid where the reference's uses a tanh", lambda: torch.tanh(torch.logit(v))))
+    if bool(((v > -1) & (v < 1)).all()):
+        tries.append(("squashed with a tanh where the reference's uses a sigmoid", lambda: torch.sigmoid(torch.atanh(v))))
+    if inside and n >= 2:
+        for d in range(n):
+            if bool(torch.allclose(v.sum(d), torch.ones((), dtype=v.dtype), atol=1e-5)):
+                for other in range(n):
+                    if other != d and v.shape[other] > 1:
+                        tries.append((f"a softmax over axis {d} where the reference's is over axis {other}",
+                                      lambda other=other: torch.softmax(v.log(), dim=other)))
+    for said, make in tries[:64]:
+        try:
+            if hints.matches(make(), pattern):
+                return f" ({said})"
+        except Exception:  # noqa: BLE001 - a transform that does not apply says nothing
+            continue
+    return ""
+
+
+def _number(x) -> str:
+    return str(x) if isinstance(x, int) or float(x).is_integer() and abs(x) < 1e15 else f"{x:.6g}"
+
+
+def _nth(k: int) -> str:
+    return {1: "first", 2: "second", 3: "third"}.get(k, f"{k}th")
 
 
 def _differs(value, pattern) -> bool | None:
@@ -267,15 +484,19 @@ def _differs(value, pattern) -> bool | None:
 
 def _verdict(call) -> tuple[str, list] | None:
     """How ``call`` differs from the reference's when it was given the reference's inputs and returned something
-    else: ``("first", names)``, the variables whose value where first bound is not the reference's (in the order
-    they were bound); else ``("end", names)``, those right where first bound but not at the return (carried through
-    a loop); else ``("result", [])``. None when it was given other inputs, returned the reference's result, or
-    nothing that can be compared differs."""
+    else: ``("first", [name])``, the variable whose value where first bound is the earliest wrong value (in the order
+    the values were made); ``("again", [name])``, the variable whose value where it is bound again is the earliest
+    wrong one (``call.where``: ``(k, how)``, its k-th value, "value", "extra" or "fewer"); else ``("end", names)``,
+    those right where first bound but not at the return (carried through a loop); else ``("result", names)``. None
+    when it was given other inputs, returned the reference's result, or nothing that can be compared differs."""
     if call.made is None:
         return None
 
+    def ref(name):
+        return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
+
     def differs(name, value):
-        return _differs(value, hints.reference_value(call.line, call.code.co_qualname, call.signature, name))
+        return _differs(value, ref(name))
 
     compared = [differs(n, v) for n, v in call.given.items()]
     if not any(d is not None for d in compared) or any(compared):
@@ -283,17 +504,50 @@ def _verdict(call) -> tuple[str, list] | None:
     returned = [differs(n, v) for n, v in call.made.items() if n.startswith("<return>")]
     if returned and not any(returned):
         return None                         # it returns the reference's result: its own bookkeeping is its own
-    first = [n for n in call.first if n in call.made and differs(n, call.made[n])]
-    if first:
-        return "first", first
+    wrong = []                              # (tick, name, k, how) of each variable's earliest wrong value
+    for n in call.first:
+        seq = call.seq.get(n)
+        if n in call.made and differs(n, call.made[n]):
+            wrong.append((seq[0][2] if seq else -1, n, 0, "first"))
+        elif n in call.seq:
+            parted = _parted(call, n, ref)
+            if parted is not None:
+                wrong.append((parted[0], n, parted[1], parted[2]))
+    if wrong:
+        tick, name, k, how = min(wrong, key=lambda w: w[0])
+        if how == "first":
+            return "first", [name]
+        call.where = (k, how)
+        return "again", [name]
     end = [n for n in call.first if f"{n}@end" in call.made and differs(f"{n}@end", call.made[f"{n}@end"])]
     if end:
         return "end", end
     if not any(returned):
         return None
     shaped = [n for n in call.first if n in call.made and differs(n, call.made[n]) is None
-              and hints.reference_value(call.line, call.code.co_qualname, call.signature, n) is not None]
+              and ref(n) is not None]
     return "result", shaped        # variables of another shape than the reference's: said, not blamed
+
+
+def _parted(call, name, ref) -> tuple | None:
+    """``(tick, k, how)`` where the values ``name`` takes, one after the other, first part from the reference's:
+    its k-th value is another ("value"), one more than the reference's ("extra"), or it gets fewer ("fewer"); None
+    when they agree as far as they were kept, or cannot be compared (another shape: another bookkeeping)."""
+    seq, n = call.seq[name], call.count[name]
+    counted = ref(f"{name}#n")
+    m = counted.get("value") if counted is not None else (1 if ref(name) is not None else None)
+    for k in range(1, len(seq)):
+        pattern = ref(f"{name}#{k}")
+        if pattern is None:
+            return (seq[k][2], k, "extra") if m is not None and k >= m else None
+        d = _differs(seq[k][0], pattern)
+        if d is None:
+            return None
+        if d:
+            return seq[k][2], k, "value"
+    if m is not None and n < m and len(seq) == n:
+        return call.tick, n, "fewer"
+    return None
 
 
 def first_difference(strong: bool | None = None) -> str:
@@ -340,12 +594,45 @@ def _first_difference() -> tuple[str, bool]:
                 "look at the line that returns it (or a value changed in place after it was made)"), False
     var = names[0]
     agree = [n for n in call.first if n not in names and n in call.made][:4]
+
+    def ref(name):
+        return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
+
+    def numbers(value, name):     # ": 1 where the reference's is 2" for numbers
+        want, got = (ref(name) or {}).get("value"), _scalar(value)
+        return f" ({_number(got)} where the reference's is {_number(want)})" if None not in (want, got) else ""
+
+    def source(lineno):
+        return linecache.getline(call.code.co_filename, lineno).strip()
+
     if kind == "first":
         before = [n for n in agree if list(call.first).index(n) < list(call.first).index(var)]
-        line = linecache.getline(call.code.co_filename, call.first[var][1]).strip()
+        line = source(call.first[var][1])
         return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
-                f"first made" + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
+                f"first made{numbers(call.first[var][0], var) or _how(call.first[var][0], ref(var) or {})}"
+                + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
                 + (f': look at your line "{line}"' if line else "")), True
+    if kind == "again":
+        k, how = call.where
+        seq, n = call.seq[var], call.count[var]
+        counted = ref(f"{var}#n")
+        m = counted.get("value") if counted is not None else 1
+        values = (f" (yours gets {n} different values, the reference's {m})" if m != n else "")
+        first = f"`{var}` is right where it is first made"
+        if how == "value":
+            value, lineno, _ = seq[k]
+            return (given + f"{first}, and its {_nth(k + 1)} value, from your line \"{source(lineno)}\", is not "
+                    f"the reference's {_nth(k + 1)} value{numbers(value, f'{var}#{k}')}{values}: it goes wrong "
+                    "there (the values it is made from, or what the line does to them)"), True
+        if how == "extra":
+            return (given + f"{first}, but it gets {n} different values where the reference's gets {m}: its "
+                    f"{_nth(k + 1)}, from your line \"{source(seq[k][1])}\", is one the reference's never gets "
+                    "(a line that runs where it should not: a condition left out, or a loop that runs too often?)"
+                    ), True
+        lines = dict.fromkeys(source(lineno) for _, lineno, _ in seq[1:]) or {source(seq[0][1]): None}
+        return (given + f"{first}, but it gets {n} different values where the reference's gets {m}: a line that "
+                "makes it again runs too few times (a loop that stops early, a condition that skips it, or a line "
+                "that does not change it?): your lines " + " or ".join(f'"{t}"' for t in list(lines)[:3])), True
     try:
         source = inspect.getsource(call.code)
     except (OSError, TypeError):
@@ -356,3 +643,31 @@ def _first_difference() -> tuple[str, bool]:
     return (given + f"every variable agrees with the reference's where it is first made, but `{var}` differs at the "
             f"end: it goes wrong where it is made again (a step of a loop?)" + (f": look at your lines {where}" if where
                                                                              else "")), True
+
+
+def first_nan() -> str:
+    """The first value a variable of the student's functions got that holds NaN while what its call was
+    given holds none, in words (the function, the variable, the line), or ``""``: where NaN is made. Never fails."""
+    try:
+        rec = _current[0] if _current else None
+        found = []
+        for call in (rec.calls if rec is not None else []):
+            if any(_bad(v) for v in call.given.values()):
+                continue
+            for name, seq in call.seq.items():
+                for value, lineno, stamp in seq:
+                    if _bad(value):
+                        found.append((stamp, call, name, lineno))
+                        break
+        if not found:
+            return ""
+        _, call, name, lineno = min(found, key=lambda f: f[0])
+        line = linecache.getline(call.code.co_filename, lineno).strip()
+        return (f"the first variable that holds NaN is `{name}` in {call.code.co_qualname}"
+                + (f', made at your line "{line}"' if line else "") + " (what it was given holds none)")
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
+def _bad(value) -> bool:
+    return isinstance(value, torch.Tensor) and value.is_floating_point() and bool(torch.isnan(value).any())

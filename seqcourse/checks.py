@@ -45,6 +45,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import contextlib
 import inspect
 import itertools
 import math
@@ -183,6 +184,8 @@ def assert_shape(actual: torch.Tensor, shape: tuple, name: str = "output", sizes
     got, want = _shape(actual), tuple(int(s) for s in shape)
     if got != want:
         hint = _shape_hint(got, want, sizes)
+        odd = _unexpected_call()
+        hint = f"{odd}; {hint}" if odd and hint else odd or hint
         raise AssertionError(f"{name}: expected shape {want}, got {got}" + (f"; {hint}" if hint else ""))
 
 
@@ -263,6 +266,9 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
         said = [f"your values are what you get if you {d}" if not d[:1].isupper() else d for d in named[:3]]
         return said[0] + "".join(f"; or: {w[:1].lower() + w[1:]}" for w in said[1:]) + (
             " (these give the same values here)" if len(said) > 1 else "")
+    shared = _shared_layers()       # one layer under two names: the edit that gives these values blames its use
+    if shared:
+        return shared
     edit = _edit_hint(a, e, name, strong=True)   # one edit of the reference gives these very values: say it first
     if edit:
         return edit
@@ -422,12 +428,16 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
         k = int(bad.flatten().nonzero()[0])
         if k in first_wrong:
             return first_wrong[k]
+    located = _unexpected_call() or _located_difference(strong=True)    # a line and its values: before words
     edit = _edit_hint(a, e, name, strong=False)
+    if located:
+        var = re.search(r"`(\w+)` is the first variable whose value differs", located)
+        single = edit and "; or" not in edit and "these give the same values" not in edit
+        if var and single and f"computes `{var.group(1)}`" in edit:     # the same line: what is wrong in it too
+            return f"{located}; {edit}"
+        return located
     if edit:
         return edit
-    located = _located_difference(strong=True)
-    if located:
-        return located
     prefix = _right_prefix(bad)
     if prefix:
         return prefix
@@ -461,6 +471,18 @@ def _located_difference(strong: bool = True) -> str:
     a variable named, else only a call whose result alone differs."""
     from seqcourse import calltrace
     return calltrace.first_difference(strong)
+
+
+def _shared_layers() -> str:
+    from seqcourse import calltrace
+    return calltrace.shared_modules()
+
+
+def _unexpected_call() -> str:
+    """A notebook function called (while the running test's line ran) with arguments of other shapes than every
+    call the reference makes there, and the line that calls it (:func:`seqcourse.calltrace.unexpected_call`)."""
+    from seqcourse import calltrace
+    return calltrace.unexpected_call()
 
 
 def _right_prefix(bad: torch.Tensor) -> str:
@@ -624,10 +646,16 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
     a = _as_float64(actual, name)
     if a.shape != e.shape:
         why = diagnose(a, e, atol=atol, rtol=rtol, mistakes=mistakes, inverse=inverse, name=name, sizes=sizes)
+        odd = _unexpected_call()
+        why = f"{odd}; {why}" if odd and why else odd or why
         raise AssertionError(f"{name}: expected shape {_shape(e)}, got {_shape(a)}" + (f"; {why}" if why else ""))
     if torch.isnan(a).any() and not torch.isnan(e).any():
-        raise AssertionError(f"{name}: contains NaN (at index {tuple(torch.isnan(a).nonzero()[0].tolist())}); NaN "
-                             "comes from 0/0, from the log of a negative number, from a softmax over entries "
+        from seqcourse import calltrace
+        made = calltrace.first_nan()
+        raise AssertionError(f"{name}: contains NaN (at index {tuple(torch.isnan(a).nonzero()[0].tolist())}); "
+                             + (f"{made}; " if made else "") + "NaN "
+                             "comes from 0/0, from the log (or torch.logit, sqrt) of a number outside its domain, "
+                             "from a softmax over entries "
                              "that are all -inf (a mask or a softmax on the wrong axis?) or over an entry that is +inf "
                              "(a mask filled with float('inf') where float('-inf') is meant?)")
     diff = (a - e).abs()
@@ -1882,8 +1910,9 @@ def _product_shape(sa: tuple, sb: tuple) -> tuple | None:
 def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str | None:
     """The matrix product on the line whose sizes do not fit: its two operands with their shapes, the two axes
     that must be equal, and the rewritings whose sizes fit: operands swapped or one of them transposed, or, when
-    none of those fits, another tensor of the same function in place of an operand (a copy-paste slip)."""
-    found = []
+    none of those fits, another tensor of the same function in place of an operand (a copy-paste slip); in a
+    chain of three or more products, the order of its factors whose sizes fit."""
+    found, found_nodes = [], []
     for text, value, node in values:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
             left, right = node.left, node.right
@@ -1901,6 +1930,7 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str
             continue
         if _product_shape(tuple(a.shape), tuple(b.shape)) is None:
             found.append((ta, a, tb, b))
+            found_nodes.append(node)
     if not found:
         return None
     ta, a, tb, b = found[-1]                      # the innermost product (ast.walk goes outside in)
@@ -1928,7 +1958,11 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str
     fits = [(t, _product_shape(x, y)) for t, x, y in tries if _product_shape(x, y) is not None]
     if sa == sb:        # f @ c_prev for f * c_prev: two tensors of one shape are multiplied entry by entry
         fits.insert(0, (f"{wrap(ta)} * {wrap(tb)} (element-wise: `*`, not `@`)", sa))
-    names = _code_names(source) if not fits else set()     # other tensors only when no rewriting fits
+    order = _chain_order(values, found_nodes[-1])
+    if order:
+        hint += f"; {order}"
+        fits = []
+    names = _code_names(source) if not fits and not order else set()   # other tensors when no rewriting fits
     for text, other in ((ta, tb), (tb, ta)):
         base = re.fullmatch(r"(\w+)(\.mT|\.T)?", text)
         if not base or not env or not names:
@@ -1947,6 +1981,38 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str
             ": which one is your equation (" + ("an element-wise product, " if sa == sb else "")
             + "the order of the operands, a transpose, the tensor used)?")
     return hint
+
+
+def _chain_order(values: list, failing) -> str:
+    """For a chain of matrix products (``a @ b @ c``) whose sizes do not fit: the one other order of its factors
+    whose sizes fit (a weight placed at the wrong end), in words; ``""`` when none or several do."""
+    def leaves(n):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
+            return leaves(n.left) + leaves(n.right)
+        return [n]
+
+    chains = [leaves(node) for _, _, node in values if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult)
+              and any(failing is n for n in ast.walk(node))]
+    chain = max(chains, key=len, default=[])
+    if not 3 <= len(chain) <= 5:
+        return ""
+    shapes = [_value_of(leaf, values)[1] for leaf in chain]
+    if any(not isinstance(v, torch.Tensor) or v.dim() == 0 for v in shapes):
+        return ""
+    fitting = []
+    for perm in itertools.permutations(range(len(chain))):
+        if perm == tuple(range(len(chain))):
+            continue
+        shape = tuple(shapes[perm[0]].shape)
+        for i in perm[1:]:
+            shape = _product_shape(shape, tuple(shapes[i].shape)) if shape is not None else None
+        if shape is not None:
+            fitting.append((" @ ".join(ast.unparse(chain[i]) for i in perm), shape))
+    if len(fitting) != 1:
+        return ""
+    text, shape = fitting[0]
+    return (f"in the order {text} the sizes fit (giving {_fmt(shape)}): a factor of the chain is in the wrong "
+            "place (where does the weight go in the equation?)")
 
 
 def _source_tree(source: str):
@@ -2315,6 +2381,17 @@ def _caller_of(mine: list, tb, shell) -> tuple[str, str]:
     name = f"{type(owner).__name__}.{inner.name}" if owner is not None else inner.name   # a method: its class
     where = (f', called from your line "{(call.line or "").strip()}" ({_cell_label(shell, call.filename)}, line '
              f"{call.lineno}, in {call.name})")
+    outer = None
+    for fr, lineno in traceback.walk_tb(tb):
+        if fr.f_code.co_filename == call.filename and fr.f_code.co_name == call.name and lineno == call.lineno:
+            outer = fr
+    try:
+        swapped = (_swapped_hint(_line_nodes(call.line or ""), {**outer.f_globals, **outer.f_locals}, "")
+                   if outer is not None else None)
+    except Exception:  # noqa: BLE001 - a hint never hides the error
+        swapped = None
+    if swapped:                   # the caller's own line says what is wrong with what it passes
+        return where, swapped
     received = (f"{name} received {shapes}: " if shapes else "") + (
         f"if {name} passed its own test, check what {call.name} passes to it")
     return where, received
@@ -2699,6 +2776,181 @@ def _operand_hint(value: BaseException, line: str, env: dict) -> str | None:
     return None
 
 
+# PyTorch calls with a rule on how many axes an argument has: the error raised inside them names neither the argument
+# nor the line's expression, so the hint says which argument breaks the rule, what it holds, and what takes it.
+# {name: ({position of the argument in a torch.<name>(...) call: allowed numbers of axes}, what it takes, instead)};
+# a method call x.name(...) has x at position 0.
+_RANK_RULES = {
+    "mv": ({0: {2}, 1: {1}}, "torch.mv(M, v) multiplies a matrix by ONE vector (1-D)",
+           "for a batch of rows x (B, D), x @ M.T gives (B, n)"),
+    "mm": ({0: {2}, 1: {2}}, "torch.mm multiplies two 2-D matrices",
+           "for a batch use @ (it broadcasts a 2-D weight over the batch) or torch.bmm"),
+    "bmm": ({0: {3}, 1: {3}}, "torch.bmm multiplies two 3-D batches, (B, n, m) by (B, m, p)",
+            "a 2-D weight needs @; a (B, m) vector needs [:, :, None] (or [:, None, :]) first"),
+    "dot": ({0: {1}, 1: {1}}, "torch.dot multiplies two 1-D vectors", "for a batch use (a * b).sum(-1) or @"),
+    "index_select": ({2: {1}}, "index_select(dim, index) takes ONE 1-D list of positions, the same for every row",
+                     "positions of each row of its own (a (B, T) index) are what gather takes: x.gather(1, idx), "
+                     "with idx shaped like x (idx[..., None].expand_as(x) for features)"),
+}
+_CELLS = {"RNNCell", "GRUCell", "LSTMCell"}
+_RNNS = {"RNN", "GRU", "LSTM"}
+
+
+def _extra_axis(node) -> str:
+    """Where an expression adds an axis: `` (the axis comes from `y.unsqueeze(1)`)``, or ``""``."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("unsqueeze", "view",
+                                                                                             "reshape"):
+            return f"; the extra axis comes from `{ast.unparse(n)}` there"
+        if isinstance(n, ast.Subscript) and any(isinstance(e, ast.Constant) and e.value is None for e in ast.walk(
+                n.slice)):
+            return f"; the extra axis comes from `{ast.unparse(n)}` there"
+    return ""
+
+
+def _shape_of(node, env):
+    """The value of an argument on the failing line without running the student's code (see :func:`_operand`); an
+    nn.Embedding or nn.Linear called on a readable tensor gives a tensor of its output's shape."""
+    v = _operand(node, env)
+    if v is not _MISSING or not isinstance(node, ast.Call) or len(node.args) != 1:
+        return v
+    layer, x = _operand(node.func, env), _shape_of(node.args[0], env)
+    if not isinstance(x, torch.Tensor):
+        return _MISSING
+    if isinstance(layer, torch.nn.Embedding):
+        return torch.empty(*x.shape, layer.embedding_dim)
+    if isinstance(layer, torch.nn.Linear) and x.dim() and x.shape[-1] == layer.in_features:
+        return torch.empty(*x.shape[:-1], layer.out_features)
+    return _MISSING
+
+
+def _flatten_note(line: str, env: dict) -> str:
+    """A tensor with an axis of size 1 among three or more flattened whole on the failing line (``h_n.flatten()`` to
+    drop the layer axis of (1, B, H)): the batch axis went with it; ``""`` when the line has none."""
+    for n in _line_nodes(line):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+            continue
+        if not (n.func.attr == "flatten" and not n.args and not n.keywords):
+            continue
+        base = _operand(n.func.value, env)      # a state (1, B, H) flattened to drop its layer axis: B went too
+        if isinstance(base, torch.Tensor) and base.dim() >= 3 and 1 in tuple(base.shape):
+            text = ast.unparse(n.func.value)
+            return (f"{ast.unparse(n)} is ({base.numel()},): {n.func.attr} merges every axis of {text} "
+                    f"{_fmt(base.shape)}, the batch axis too; to drop one axis of size 1, index it ({text}[0], "
+                    f"{text}[-1]) or squeeze it ({text}.squeeze(0)); flatten(start_dim=1) keeps the first axis")
+    return ""
+
+
+def _api_hint(value: BaseException, line: str, env: dict) -> str | None:
+    """For an error raised inside a PyTorch call on the failing line: the argument that breaks the call's rule
+    (its number of axes; a pair where one state tensor is taken, or the reverse), what it holds, and what takes it;
+    a boolean index of another shape than the tensor's first axes; a tensor index past the end (its value and the
+    names it is made from)."""
+    nodes = _line_nodes(line)
+    msg = str(value)
+    bounds = re.search(r"index (-?\d+) is out of bounds for dimension (\d+) with size (\d+)", msg)
+    if bounds:
+        return _bounds_hint(nodes, env, *map(int, bounds.groups()))
+    masked = re.search(r"shape of the mask \[([\d, ]*)\] at index \d+ does not match the shape of the indexed "
+                       r"tensor \[([\d, ]*)\]", msg)
+    if masked:
+        small = tuple(int(s) for s in masked.group(1).split(",") if s.strip())
+        big = tuple(int(s) for s in masked.group(2).split(",") if s.strip())
+        place = _placement(small, big)
+        fix = (f": for the mask to act on those axes, use masked_fill (it broadcasts) with the mask indexed "
+               f"{place}, x.masked_fill(m{place}, value)" if place else "")
+        return (f"a boolean index x[m] is matched against x's FIRST axes and does not broadcast: the mask is "
+                f"{_fmt(small)} and the tensor {_fmt(big)}{fix}")
+    for node in (n for n in nodes if isinstance(n, ast.Call)):
+        fn = _operand(node.func, env)
+        name = type(fn).__name__ if isinstance(fn, torch.nn.Module) else (
+            node.func.attr if isinstance(node.func, ast.Attribute) else getattr(fn, "__name__", ""))
+        args = list(node.args)
+        if (isinstance(node.func, ast.Attribute) and name in _RANK_RULES
+                and isinstance(_operand(node.func.value, env), torch.Tensor)):
+            args = [node.func.value] + args      # x.index_select(1, idx): x is torch.index_select's first
+        callee = ast.unparse(node.func)
+        if name in _RANK_RULES and not isinstance(fn, torch.nn.Module):
+            rule, takes, instead = _RANK_RULES[name]
+            for pos, ranks in rule.items():
+                v = _shape_of(args[pos], env) if pos < len(args) else _MISSING
+                if isinstance(v, torch.Tensor) and v.dim() not in ranks:
+                    return (f"{takes}; your line gives it {ast.unparse(args[pos])} {_fmt(v.shape)} ({v.dim()}-D): "
+                            f"{instead}")
+        if name in _CELLS | _RNNS and type(fn).__module__.startswith("torch.nn"):
+            module = "a cell (nn." + name + ")" if name in _CELLS else "nn." + name
+            x = _shape_of(args[0], env) if args else _MISSING
+            second = _shape_of(args[1], env) if len(args) > 1 else _MISSING
+            if isinstance(x, (tuple, list)) and isinstance(second, torch.Tensor):
+                return (f"{callee} is {module}, which takes (input, state): your line gives it the state "
+                        f"{ast.unparse(args[0])} first and the input {ast.unparse(args[1])} second: the two in each "
+                        "other's place")
+            ranks = {1, 2} if name in _CELLS else {2, 3}
+            if isinstance(x, torch.Tensor) and x.dim() not in ranks:
+                what = ("takes ONE step: input (B, F) and state (B, H)" if name in _CELLS
+                        else "takes a batch of sequences (B, T, F) with batch_first=True (or (T, B, F))")
+                return (f"{callee} is {module}, which {what}; your line gives it {ast.unparse(args[0])} "
+                        f"{_fmt(x.shape)}" + (_extra_axis(args[0]) if x.dim() > max(ranks) else ""))
+            state = args[1] if len(args) > 1 else next((k.value for k in node.keywords if k.arg == "hx"), None)
+            h = _shape_of(state, env) if state is not None else _MISSING
+            pair = name == "LSTM" or name == "LSTMCell"
+            if isinstance(h, (tuple, list)) and not pair:
+                return (f"{callee} is {module}: its state is ONE tensor ((B, H) for a cell, (layers * directions, "
+                        f"B, H) for a layer), and your line gives it {ast.unparse(state)} ({_described(h)}); only "
+                        "an LSTM takes the pair (h, c)")
+            if isinstance(h, torch.Tensor) and pair:
+                return (f"{callee} is {module}: its state is the pair (h, c), and your line gives it "
+                        f"{ast.unparse(state)} {_fmt(h.shape)}, one tensor")
+    return _swapped_hint(nodes, env, msg)
+
+
+def _bounds_hint(nodes: list, env: dict, index: int, dim: int, size: int) -> str | None:
+    """An index past the end of a tensor's axis: the expression on the line that gives it, its value and the
+    values of the names it is made of."""
+    for n in nodes:
+        if not isinstance(n, ast.Subscript):
+            continue
+        base = _operand(n.value, env)
+        if not isinstance(base, torch.Tensor) or base.dim() <= dim or base.shape[dim] != size:
+            continue
+        parts = list(n.slice.elts) if isinstance(n.slice, ast.Tuple) else [n.slice]
+        if any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts) or dim >= len(parts):
+            continue
+        part = parts[dim]
+        got = _operand(part, env)
+        if isinstance(part, (ast.Slice, ast.Constant)) or type(got) is not int or got != index:
+            continue
+        names = {m.id: env[m.id] for m in ast.walk(part) if isinstance(m, ast.Name) and type(env.get(m.id)) is int
+                 and m is not part}
+        said = ", ".join(f"{k} = {v}" for k, v in names.items())
+        return (f"{ast.unparse(part)} is {got} here" + (f" ({said})" if said else "") + f", but the positions "
+                f"along axis {dim} of {ast.unparse(n.value)} {_fmt(base.shape)} run from 0 to {size - 1}: "
+                "the last is size - 1 (counting from the right, position size - 1 - k)")
+    return None
+
+
+def _swapped_hint(nodes: list, env: dict, msg: str) -> str | None:
+    """A call of a function of the notebook whose arguments are names of its OTHER parameters (``f(b, a)`` for
+    ``def f(a, b)``): two arguments in each other's place, whatever the error says."""
+    for node in (n for n in nodes if isinstance(n, ast.Call)):
+        fn = _operand(node.func, env)
+        if not isinstance(fn, types.FunctionType):
+            continue
+        sig = _signature(fn)
+        if sig is None:
+            continue
+        text, names = sig
+        given = {names[i]: a.id for i, a in enumerate(node.args[:len(names)]) if isinstance(a, ast.Name)}
+        given.update({k.arg: k.value.id for k in node.keywords if isinstance(k.value, ast.Name)})
+        for param, arg in given.items():
+            if arg != param and arg in names and given.get(arg) not in (None, arg):
+                a, b = sorted((param, arg), key=names.index)
+                return (f"{ast.unparse(node.func)} takes {text}, and your line passes `{given[a]}` as {a} and "
+                        f"`{given[b]}` as {b}: two arguments in each other's place? (pass them in the order of the "
+                        "signature, or by name)")
+    return None
+
+
 _BIN_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
                 ast.Pow: "** or pow()", ast.BitXor: "^", ast.BitAnd: "&", ast.BitOr: "|", ast.MatMult: "@"}
 
@@ -2760,12 +3012,20 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             specific, hint = bool(at) and not made, at or hint
             if not at:
                 try:
-                    said = _operand_hint(value, deepest.line or "", env) or _call_hint(msg, deepest.line or "", env)
+                    said = (_api_hint(value, deepest.line or "", env) or _operand_hint(value, deepest.line or "", env)
+                            or _call_hint(msg, deepest.line or "", env))
                 except Exception:  # noqa: BLE001 - a hint never hides the error
                     said = None
                 if said:
                     specific, hint = True, said + (f"; {hint}" if hint else "")
                     msg = msg.split(", but expected one of:")[0]     # PyTorch's list of overloads: what was got says it
+    if mine and frame is not None:
+        try:
+            flat = _flatten_note(deepest.line or "", {**frame.f_globals, **frame.f_locals})
+        except Exception:  # noqa: BLE001 - a hint never hides the error
+            flat = ""
+        if flat:
+            specific, hint = True, flat + (f"; {hint}" if hint else "")
     if isinstance(value, (NameError, KeyError)) and mine and frame is not None:
         try:
             named = _name_hint(value, deepest.line or "", deepest.name, frame.f_locals)
@@ -3121,6 +3381,36 @@ def _status_kib(field: str) -> int | None:
     return None
 
 
+_PROFILER_NOTES = ("allocated before the profiling started",)   # the profiler's notes about its own bookkeeping
+
+
+@contextlib.contextmanager
+def _without_profiler_notes():
+    """PyTorch's profiler writes to the process's stderr (file descriptor 2, below Python) when a block allocated
+    before it started is freed while it runs: a note on its own record, not on the student's code, that would show
+    under a test cell. What is written there meanwhile is kept aside and written back, those notes left out."""
+    import os
+    import tempfile
+
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    with tempfile.TemporaryFile() as aside:
+        os.dup2(aside.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            aside.seek(0)
+            kept = [line for line in aside.read().decode(errors="replace").splitlines(keepends=True)
+                    if not any(note in line for note in _PROFILER_NOTES)]
+            if kept:
+                os.write(2, "".join(kept).encode())
+
+
 class _PeakRSS:
     """The growth of the process's peak resident memory while the block runs, as the kernel counts it (Linux:
     ``/proc/self/clear_refs`` resets the peak, ``VmHWM`` reads it). No Python or PyTorch switch turns it off, and
@@ -3161,12 +3451,12 @@ def measure_cost(fn: Callable, *args, **kwargs) -> tuple[Any, Cost]:
     from .cost import TensorMemory
 
     if not _WARM:   # their first use imports and initialises much: not the measured function's memory
-        with profiler_legacy.profile(profile_memory=True, with_flops=True):
+        with _without_profiler_notes(), profiler_legacy.profile(profile_memory=True, with_flops=True):
             with FlopCounterMode(display=False), TensorMemory(), _Largest():
                 torch.ones(2, 2) @ torch.ones(2, 2)
         _WARM.append(True)
     largest = _Largest()
-    with paused(), profiler_legacy.profile(profile_memory=True, with_flops=True) as record:
+    with _without_profiler_notes(), paused(), profiler_legacy.profile(profile_memory=True, with_flops=True) as record:
         with FlopCounterMode(display=False) as flops, TensorMemory() as mem, largest:
             with _PeakRSS() as rss:
                 result = fn(*args, **kwargs)

@@ -210,8 +210,58 @@ def test_a_loop_carried_variable_is_named_where_its_first_value_goes_wrong(shell
 def test_a_variable_right_at_first_and_wrong_at_the_end_names_what_the_loop_carries(shell):
     shell.record(LOOP)
     msg = _message(shell, LOOP.replace("o = torch.tanh(x @ w + o)", "o = torch.tanh(x @ w + o.detach() * 0.5)"))
-    assert "every variable agrees with the reference's where it is first made, but `o` differs at the end" in msg
+    assert "`o` is right where it is first made, and its third value, from your line" in msg
     assert '"o = torch.tanh(x @ w + o.detach() * 0.5)"' in msg
+
+
+def test_the_line_of_a_loop_that_goes_wrong_is_the_one_named_not_every_line_that_binds_the_variable(shell):
+    """Two lines bind `o` in the loop; the values it takes one after the other are compared with the reference's,
+    so the line named is the one whose value first parts from them (not a list of candidates)."""
+    shell.record(LOOP)
+    msg = _message(shell, LOOP.replace("        o = torch.tanh(x @ w + o)\n",
+                                       "        o = torch.tanh(x @ w + o)\n        o = o + 0.1 * (t == 1)\n"))
+    assert '"o = o + 0.1 * (t == 1)"' in msg and "is not the reference's" in msg, msg
+    assert "o = torch.tanh" not in msg.split("Likely cause")[-1], msg
+
+
+def test_a_value_that_does_not_change_is_bookkeeping_not_a_new_value(shell):
+    """``o = o.detach()`` (the same values bound again) is not a value of its own: a correct variant keeps the
+    reference's sequence of values, and a mistake after it is still named at its own line."""
+    shell.record(LOOP)
+    variant = LOOP.replace("        outs.append(o)\n", "        o = o.detach().requires_grad_(False)\n"
+                           "        outs.append(o)\n")
+    assert shell.run_cell(variant).success
+    assert shell.run_cell(TEST_CELL).error_in_exec is None
+    wrong = variant.replace("o = torch.tanh(x @ w + o)", "o = torch.tanh(x @ w - o)")
+    msg = _message(shell, wrong)
+    assert '"o = torch.tanh(x @ w - o)"' in msg and "o.detach()" not in msg.split("Likely cause")[-1], msg
+
+
+COUNT = ("def f(x, w):\n"
+         "    n = 0\n"
+         "    per = 3\n"
+         "    for layer in range(3):\n"
+         "        per = 2 * layer + 3\n"
+         "        n += per\n"
+         "    return x + n\n")
+
+
+def test_numbers_are_said_with_the_reference_value_of_the_visible_test(shell):
+    shell.record(COUNT)
+    msg = _message(shell, COUNT.replace("    n = 0\n", "    n = 1\n"))
+    assert "`n` is the first variable whose value differs" in msg and "(1 where the reference's is 0)" in msg, msg
+
+
+def test_a_line_that_runs_once_too_often_is_named_as_an_extra_value(shell):
+    """A value the reference's variable never gets (the unconditional += of a bias that only some calls add) is named
+    with its line and the counts, before the totals it spoils."""
+    shell.record(COUNT)
+    msg = _message(shell, COUNT.replace("        n += per\n", "        per += 100\n        n += per\n"))
+    assert 'its second value, from your line "per += 100", is not the reference\'s second value (103 where the ' \
+           "reference's is 5)" in msg, msg
+    msg = _message(shell, COUNT.replace("range(3)", "range(4)"))
+    assert "`layer` is right where it is first made, but it gets 4 different values where the reference's gets 3" in msg
+    assert 'its 4th, from your line "for layer in range(4):", is one the reference\'s never gets' in msg, msg
 
 
 def test_the_course_cost_measurement_sees_no_recording(shell):
@@ -230,3 +280,71 @@ def test_the_course_cost_measurement_sees_no_recording(shell):
         after = shell.run_cell("f(x, w)")
     assert recorded.peak_bytes == alone.peak_bytes and recorded.largest_numel == alone.largest_numel
     assert after.success and len(rec.calls) == 1, "only the call outside the measurement is recorded"
+
+
+TWO_LAYERS = ("class Two(torch.nn.Module):\n"
+              "    def __init__(self):\n"
+              "        super().__init__()\n"
+              "        torch.manual_seed(0)\n"
+              "        self.fwd = torch.nn.Linear(3, 4)\n"
+              "        self.bwd = torch.nn.Linear(3, 4)\n"
+              "    def forward(self, x):\n"
+              "        return self.fwd(x) + self.bwd(x.flip(0))\n"
+              "def f(x, w):\n"
+              "    torch.manual_seed(0)\n"
+              "    return Two()(x)\n")
+
+
+def test_one_layer_under_two_names_is_named_before_the_line_that_uses_it(shell):
+    """`self.fwd = self.bwd = nn.Linear(...)` builds ONE layer: the values are what using `fwd` where `bwd` is meant
+    gives, but the cause is in __init__ (trial 22m, ch05-n05c)."""
+    shell.record(TWO_LAYERS)
+    msg = _message(shell, TWO_LAYERS.replace("        self.fwd = torch.nn.Linear(3, 4)\n        self.bwd = "
+                                             "torch.nn.Linear(3, 4)\n",
+                                             "        self.fwd = self.bwd = torch.nn.Linear(3, 4)\n"))
+    assert "self.bwd and self.fwd are one and the same layer" in msg, msg
+
+
+CALLER = ("def mean(out, lengths):\n"
+          "    return out.sum(1) / lengths\n"
+          "def f(x, w):\n"
+          "    out = (x @ w)[:, None, :].expand(2, 3, 4)\n"
+          "    return mean(out, torch.tensor([3., 3.])[:, None])\n")
+
+
+def test_a_helper_called_with_other_shapes_than_the_references_names_the_calling_line(shell):
+    shell.record(CALLER)
+    wrong = CALLER.replace("torch.tensor([3., 3.])[:, None]", "torch.tensor([3., 3.])[:, None, None]")
+    msg = _message(shell, wrong)
+    assert "mean is called with lengths (2, 1, 1) where the reference's call gets (2, 1)" in msg, msg
+    assert 'from your line "return mean(out, torch.tensor([3., 3.])[:, None, None])" in f' in msg, msg
+
+
+def test_how_the_first_wrong_variable_differs_is_said_when_a_simple_transform_gives_the_references(shell):
+    """A transpose, a sign, a sigmoid for a tanh: the variable's line and what its values are (trial 22m's
+    'partly': the line was found, what is wrong in it was not said)."""
+    square = ("def f(x, w):\n"
+              "    m = w[:, :3]\n"
+              "    return torch.tanh(x @ m)\n")
+    shell.record(square)
+    msg = _message(shell, square.replace("m = w[:, :3]", "m = w[:, :3].T"))
+    assert "`m` is the first variable" in msg and "(its values are the reference's transposed (axes 0 and 1 " \
+        "swapped))" in msg, msg
+    shell.record()
+    msg = _message(shell, REFERENCE.replace("b = torch.tanh(a)", "b = torch.sigmoid(a)"))
+    assert "(squashed with a sigmoid where the reference's uses a tanh)" in msg, msg
+
+
+def test_a_helper_of_a_module_called_with_other_shapes_is_named_too(shell):
+    """model(x) reaches forward through PyTorch's Module.__call__: forward is still the test line's own call, and
+    a helper it calls with other shapes is named (trial 22m, ch05-n05b)."""
+    module = ("class M(torch.nn.Module):\n"
+              "    def forward(self, x):\n"
+              "        return mean(x[:, None, :].expand(2, 3, 3), torch.tensor([3., 3.])[:, None])\n"
+              "def mean(out, lengths):\n"
+              "    return out.sum(1) / lengths\n"
+              "def f(x, w):\n"
+              "    return M()(x)\n")
+    shell.record(module)
+    msg = _message(shell, module.replace("[:, None])\n", "[:, None, None])\n", 1))
+    assert "mean is called with lengths (2, 1, 1) where the reference's call gets (2, 1)" in msg, msg

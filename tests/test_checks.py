@@ -1117,3 +1117,81 @@ def test_trial_22k_errors_name_their_cause():
         assert "F is a module: `import torch.nn.functional as F` at the top of your cell" in text
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_errors_inside_pytorch_calls_name_the_argument_that_breaks_the_rule():
+    """Trial 22m's "partly" messages (PyTorch's own error, nothing added): the argument of the call on the student's
+    line that breaks the call's rule is named with what it holds and what takes it (torch.mv of a batch, a 2-D
+    index for index_select, a cell given (B, 1, E), a pair for nn.RNN's state, the state and the input of a cell in
+    each other's place, an index past the end, a boolean mask of another shape than the tensor's first axes, a
+    flatten that merged the batch, a weight at the wrong end of a chain, a notebook function's arguments swapped)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                       store_history=True)
+        shell.run_cell(
+            "def mv_wrong(W, x):\n"
+            "    return torch.mv(W, x)\n"
+            "def select_wrong(x, idx):\n"
+            "    return x.index_select(1, idx)\n"
+            "def step_wrong(cell, emb, y):\n"
+            "    return cell(emb(y.unsqueeze(1)))\n"
+            "def rnn_pair(rnn, x, h):\n"
+            "    return rnn(x, (h, h))\n"
+            "def lstm_swapped(cell, x, h, c):\n"
+            "    return cell((h, c), x)\n"
+            "def reversed_wrong(emb):\n"
+            "    Tx = emb.shape[1]\n"
+            "    return [emb[:, Tx - t] for t in range(Tx)]\n"
+            "def mask_wrong(energies, mask):\n"
+            "    energies[~mask] = float('-inf')\n"
+            "def flatten_wrong(head, h_n):\n"
+            "    return head(h_n.flatten())\n"
+            "def chain_wrong(dec, enc, W):\n"
+            "    return dec @ enc.transpose(1, 2) @ W\n"
+            "def step(model, y, o_prev, state):\n"
+            "    return state[0] * 2.0 + o_prev\n"
+            "def caller(model, y, o, state):\n"
+            "    return step(model, y, state, o)\n", store_history=True)
+        message = functools.partial(_brief_message, shell)
+        text = message("mv_wrong(torch.ones(6, 3), torch.ones(2, 3))")
+        assert "torch.mv(M, v) multiplies a matrix by ONE vector" in text and "x (2, 3) (2-D)" in text, text
+        text = message("select_wrong(torch.ones(2, 5, 3), torch.zeros(2, 5, dtype=torch.long))")
+        assert "idx (2, 5) (2-D)" in text and "gather" in text, text
+        text = message("step_wrong(torch.nn.GRUCell(3, 4), torch.nn.Embedding(7, 3), torch.tensor([1, 2]))")
+        assert "which takes ONE step" in text and "(2, 1, 3)" in text and "`y.unsqueeze(1)`" in text, text
+        text = message("rnn_pair(torch.nn.RNN(3, 4, batch_first=True), torch.ones(2, 5, 3), torch.zeros(1, 2, 4))")
+        assert "its state is ONE tensor" in text and "(h, h) (a tuple of 2 tensors)" in text, text
+        text = message("lstm_swapped(torch.nn.LSTMCell(3, 4), torch.ones(2, 3), torch.zeros(2, 4), torch.zeros(2, 4))")
+        assert "the state (h, c) first and the input x second: the two in each other's place" in text, text
+        text = message("reversed_wrong(torch.ones(2, 6, 3))")
+        assert "Tx - t is 6 here (Tx = 6, t = 0)" in text and "run from 0 to 5" in text, text
+        text = message("mask_wrong(torch.zeros(2, 3, 4), torch.ones(2, 4, dtype=torch.bool))")
+        assert "does not broadcast" in text and "m[:, None, :]" in text, text
+        text = message("flatten_wrong(torch.nn.Linear(4, 6), torch.ones(1, 2, 4))")
+        assert text.split(" -- ")[1].startswith("h_n.flatten() is (8,): flatten merges every axis of h_n (1, 2, 4)")
+        text = message("chain_wrong(torch.ones(2, 3, 6), torch.ones(2, 4, 5), torch.ones(6, 5))")
+        assert "in the order dec @ W @ enc.transpose(1, 2) the sizes fit (giving (2, 3, 4))" in text, text
+        assert "in place of" not in text, text
+        text = message("caller(None, 1, torch.ones(2, 4), (torch.ones(2, 4), torch.ones(2, 4)))")
+        assert "your line passes `state` as o_prev and `o` as state: two arguments in each other's place" in text, text
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_the_profilers_notes_on_its_own_bookkeeping_never_reach_the_students_screen(capfd):
+    """Trial 22m: PyTorch's profiler wrote "Memory block of unknown size was allocated before the profiling started"
+    under a test cell of exercise 8 (a note of its own, written below Python, at file descriptor 2). What else is
+    written there meanwhile still shows."""
+    import os
+
+    from seqcourse.checks import _without_profiler_notes
+
+    with _without_profiler_notes():
+        os.write(2, b"[W CPUAllocator.cpp:245] Memory block of unknown size was allocated before the profiling "
+                    b"started, profiler results will not include the deallocation event\n")
+        os.write(2, b"a real warning\n")
+    err = capfd.readouterr().err
+    assert "allocated before the profiling started" not in err and "a real warning" in err
