@@ -481,6 +481,27 @@ def _how(value, pattern) -> str:
     return ""
 
 
+def _unchecked(call, var: str, line: str, ref) -> str:
+    """The variables that ``line`` (the one that makes ``var``) reads and that could not be compared with the
+    reference's (the reference has no variable of that name, or one of another shape), with the lines that make
+    them: the wrong value may come from them. ``""`` when there are none."""
+    import ast
+
+    try:
+        names = {n.id for n in ast.walk(ast.parse(line.split(" #")[0].strip())) if isinstance(n, ast.Name)}
+    except SyntaxError:
+        return ""
+    own = call.code.co_varnames[:call.code.co_argcount + call.code.co_kwonlyargcount]
+    loose = [n for n in call.first if n in names and n != var and n not in own and n in call.made
+             and _differs(call.made[n], ref(n)) is None]
+    if not loose:
+        return ""
+    said = "; ".join(f'`{n}` (your line "{linecache.getline(call.code.co_filename, call.first[n][1]).strip()}")'
+                     for n in loose[:2])
+    return (f"; that line also reads {said}, which has no counterpart of that name and shape in the reference's "
+            "code to compare with: the wrong value may come from it")
+
+
 def _number(x) -> str:
     return str(x) if isinstance(x, int) or float(x).is_integer() and abs(x) < 1e15 else f"{x:.6g}"
 
@@ -630,7 +651,7 @@ def _first_difference() -> tuple[str, bool]:
         return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
                 f"first made{numbers(call.first[var][0], var) or _how(call.first[var][0], ref(var) or {})}"
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
-                + (f': look at your line "{line}"' if line else "")), True
+                + (f': look at your line "{line}"' if line else "") + _unchecked(call, var, line, ref)), True
     if kind == "again":
         k, how = call.where
         seq, n = call.seq[var], call.count[var]

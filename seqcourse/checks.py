@@ -654,7 +654,9 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
         made = calltrace.first_nan()
         raise AssertionError(f"{name}: contains NaN (at index {tuple(torch.isnan(a).nonzero()[0].tolist())}); "
                              + (f"{made}; " if made else "") + "NaN "
-                             "comes from 0/0, from the log (or torch.logit, sqrt) of a number outside its domain, "
+                             "comes from 0/0 (inf / inf: torch.exp of a large energy overflows to inf, which softmax "
+                             "avoids by subtracting the largest first), from the log (or torch.logit, sqrt) of a "
+                             "number outside its domain, "
                              "from a softmax over entries "
                              "that are all -inf (a mask or a softmax on the wrong axis?) or over an entry that is +inf "
                              "(a mask filled with float('inf') where float('-inf') is meant?)")
@@ -811,6 +813,10 @@ def assert_unchanged(after, before, name: str = "input") -> None:
     """Fail if a function wrote into its input: ``after`` (the input, after the call) must equal ``before``
     (a copy taken before the call): tensors, numbers or nested lists/tuples of them (compared exactly)."""
     if isinstance(before, torch.Tensor):
+        if isinstance(after, torch.Tensor) and _shape(after) != _shape(before) and after.numel() == before.numel():
+            raise AssertionError(f"{name} has shape {_shape(after)} after the call, {_shape(before)} before: your "
+                                 "function changed its argument's shape in place (transpose_, t_, unsqueeze_, "
+                                 "squeeze_, resize_ or .data = ...): use the out-of-place form, x = x.transpose(0, 1)")
         if not isinstance(after, torch.Tensor) or _shape(after) != _shape(before):
             raise AssertionError(f"{name} was replaced by {_what(after)} during the call (it was a tensor of shape "
                                  f"{_shape(before)}): your function must not change its arguments")
@@ -1108,6 +1114,17 @@ def list_hint(got, want, count: str | None = None) -> str:
     if g == w:
         if list(got) == list(want)[::-1]:
             return "the same items in reverse order (sorted the wrong way round, or not sorted at all? best first is asked)"
+        rowish = all(isinstance(r, (list, tuple)) for r in want)
+        longest = sorted(want, key=lambda r: sum(1 for v in r if v), reverse=True) if rowish else None
+        if rowish and len(want) > 2 and list(got) == list(longest):
+            return ("the same rows sorted longest first: the rows must stay in the order they were given (sort only "
+                    "where packing asks for it, and then put them back)")
+        try:
+            ordered = [sorted(want), sorted(want, reverse=True)] if not rowish and len(want) > 2 else []
+        except TypeError:
+            ordered = []
+        if list(got) in ordered:
+            return "the same items, sorted: keep the order in which they were given"
         moved = _moved_item(list(got), list(want))
         if moved:
             return moved

@@ -348,3 +348,20 @@ def test_a_helper_of_a_module_called_with_other_shapes_is_named_too(shell):
     shell.record(module)
     msg = _message(shell, module.replace("[:, None])\n", "[:, None, None])\n", 1))
     assert "mean is called with lengths (2, 1, 1) where the reference's call gets (2, 1)" in msg, msg
+
+
+def test_a_wrong_value_made_from_a_variable_the_reference_does_not_have_names_that_variable_too(shell):
+    """Trial 22n's ch06-n06d: the loss line is named (its value is the first that differs), but the mask it reads
+    has a name the reference does not use: the message names the mask's line too."""
+    ref = ("def f(x, w):\n"
+           "    a = x @ w\n"
+           "    return (a * (x[:, :1] > 0)).sum()\n")
+    shell.record(ref.replace("return (a * (x[:, :1] > 0)).sum()", "out = (a * (x[:, :1] > 0)).sum()\n    return out"))
+    student = ("def f(x, w):\n"
+               "    a = x @ w\n"
+               "    real = x[:, 1:2] > 0.6\n"
+               "    out = (a * real).sum()\n"
+               "    return out\n")
+    msg = _message(shell, student)
+    assert '`out` is the first variable' in msg and 'that line also reads `real` (your line "real = x[:, 1:2] > 0.6")' \
+        in msg, msg
