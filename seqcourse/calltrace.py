@@ -131,7 +131,7 @@ def _returned(returned) -> dict:
     return out
 
 
-ALIASES: dict = {}     # code of a test's stand-in for an earlier part -> that part's name (checks.use_reference)
+ALIASES: dict = {}     # id(code) of a test's stand-in for an earlier part -> (code, that part's name) (use_reference)
 
 
 def _cell_caller(frame):
@@ -205,7 +205,8 @@ class Recorder:
             return None
         line = linecache.getline(test.f_code.co_filename, test.f_lineno).strip()
         if test.f_code.co_filename == code.co_filename:       # the test's own helpers: a stand-in for a part
-            alias = ALIASES.get(code)                          # (use_reference) says what it was given
+            entry = ALIASES.get(id(code))                      # (use_reference) says what it was given
+            alias = entry[1] if entry is not None and entry[0] is code else None
             if alias and line:
                 self.called.setdefault((line, alias), {}).setdefault(
                     repr(signature), (signature, _cell_caller(frame), self.counter, code, self.top))
