@@ -45,7 +45,6 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
-import contextlib
 import inspect
 import itertools
 import math
@@ -3401,7 +3400,7 @@ def _status_kib(field: str) -> int | None:
 _PROFILER_NOTES = ("allocated before the profiling started",)   # the profiler's notes about its own bookkeeping
 
 
-@contextlib.contextmanager
+@contextmanager
 def _without_profiler_notes():
     """PyTorch's profiler writes to the process's stderr (file descriptor 2, below Python) when a block allocated
     before it started is freed while it runs: a note on its own record, not on the student's code, that would show
