@@ -1137,6 +1137,9 @@ def list_hint(got, want, count: str | None = None) -> str:
             and all(list(g[:len(w)]) == list(w) for g, w in zip(got, want)):
         return ("each of your lists starts with the expected items but some go on after them: stop where the "
                 "docstring says (at the first <eos>, which is not kept) and drop what follows")
+    left = _left_aligned(got, want) if rows(got) and rows(want) and len(got) == len(want) else ""
+    if left:
+        return left
     ends = _list_ends(got, want, rows(got) and rows(want) and len(got) == len(want))
     if ends:
         return ends
@@ -1156,6 +1159,24 @@ def list_hint(got, want, count: str | None = None) -> str:
                 "row broadcast over the others?), or ONE list shared by every row ([[]] * B makes B references to "
                 "one list, so an append to one row appends to all: [[] for _ in range(B)])")
     return ""
+
+
+def _left_aligned(got: list, want: list) -> str:
+    """Every row holds the expected items, but the padding comes before them instead of after (left padding where
+    right padding is asked); "" otherwise."""
+    pads = {w[-1] for g, w in zip(got, want) if list(g) != list(w) and len(w)}
+    if len(pads) != 1:
+        return ""
+    pad = pads.pop()
+    for g, w in zip(got, want):
+        content = list(w)
+        while content and content[-1] == pad:
+            content.pop()
+        if len(g) != len(w) or list(g) != [pad] * (len(w) - len(content)) + content:
+            return ""
+    return (f"each row holds its items, but the padding ({pad!r}) comes BEFORE them: the items must start at "
+            f"position 0 and the padding fill the end of the row (write row b into [:length], not the last length "
+            f"positions)")
 
 
 def _moved_item(got: list, want: list) -> str:

@@ -904,6 +904,12 @@ def test_normalised_over_the_wrong_axis_and_list_layouts_are_named():
     assert "transposed: one list per step" in checks.list_hint([[4, 7], [5, 8], [6, 9]], want)
     assert "starts with the expected items" in checks.list_hint([[4, 5, 6, 3], [7, 8, 9]], want)
     assert checks.list_hint(want, want) == ""
+    # left padding where right padding is asked (the rows' items end at the row's end), and rows sorted longest first
+    assert "the padding (0) comes BEFORE them" in checks.list_hint([[5, 6, 7], [0, 0, 8], [0, 9, 10]],
+                                                                    [[5, 6, 7], [8, 0, 0], [9, 10, 0]])
+    assert "BEFORE" not in checks.list_hint([[5, 6, 7], [0, 0, 9], [0, 9, 10]], [[5, 6, 7], [8, 0, 0], [9, 10, 0]])
+    assert "sorted longest first" in checks.list_hint([[5, 6, 7], [9, 10, 0], [8, 0, 0]],
+                                                     [[5, 6, 7], [8, 0, 0], [9, 10, 0]])
     # trial 22e ch09-M5: the start token kept in every hypothesis; and the other ends, one item off
     assert "an extra first item 1, before the expected ones: a start token kept" in checks.list_hint(
         [[1, 5, 3, 3, 5]], [[5, 3, 3, 5]])
