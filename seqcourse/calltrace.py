@@ -21,7 +21,9 @@ feedback names no variable.
 """
 from __future__ import annotations
 
+import ast
 import contextlib
+import functools
 import itertools
 import linecache
 import sys
@@ -182,6 +184,7 @@ class Recorder:
         self.called = {}          # (test line, qualname) -> {repr(signature): (signature, caller, order)}
         self.per_line = {}        # test line -> calls recorded for it (at most MAX_CALLS)
         self.top = None           # (qualname, signature) of the latest call made by the test's line itself
+        self.before = {}          # (test line, qualname, repr(signature)) -> what the latest call before it was given
         self.counter = 0
 
     def __call__(self, frame, event, arg):
@@ -199,6 +202,7 @@ class Recorder:
         if code.co_name == "<module>" or not _is_cell(code.co_filename):
             return None
         signature = hints.call_signature(code, frame.f_locals)
+        before = self.signatures.get(code)      # a function calling itself: what the calling call was given
         self.signatures[code] = signature       # what its latest call was given (an argument may be rebound later)
         test = test_frame(frame.f_back)
         if test is None:
@@ -219,6 +223,7 @@ class Recorder:
             where = _cell_caller(frame)
             self.called.setdefault((line, code.co_qualname), {}).setdefault(
                 repr(signature), (signature, where, self.counter, code, self.top))
+            self.before.setdefault((line, code.co_qualname, repr(signature)), before)
         if not line or key in self.seen:
             return None
         self.per_line[line] = self.per_line.get(line, 0) + 1
@@ -265,6 +270,7 @@ class Recorder:
                                 call.made.update({f"{n}#{k}": c for k, (c, *_) in enumerate(call.seq[n]) if k})
                                 call.made[f"{n}#n"] = call.count[n]
                         call.made.update(_returned(arg))
+                        call.returned_at = frame.f_lineno
                         call.end = self.counter = self.counter + 1
                 except Exception:  # noqa: BLE001 - recording never changes what the student's code does
                     pass
@@ -308,6 +314,7 @@ class Call:
         self.made, self.end = None, None          # filled at its return (None: it raised)
         self.where = None                         # (k, how) of a variable whose k-th value goes wrong (_verdict)
         self.shared = None                        # layers a module argument holds under two names (_shared)
+        self.returned_at = None                   # the line it returned from
 
 
 _current: list = []       # the Recorder of the test cell that runs (at most one), and of the last one that ran
@@ -374,8 +381,16 @@ def fingerprints(rec) -> dict:
             fp = hints.fingerprint(v)
             if fp is not None and _scalar(v) is not None:
                 fp["value"] = _scalar(v)      # a number of a visible test's run: said in words ("2 where ...")
+            if fp is not None and name in call.first and call.made is not None and name in call.made:
+                fp["reads"] = sorted({feature_key(f) for f in line_features(call.code.co_filename, call.first[name][1],
+                                                                            call.code.co_varnames)})
             if fp is not None:
                 out[hints.value_key(call.line, call.code.co_qualname, call.signature, name)] = fp
+        if call.returned_at is not None:
+            out[hints.value_key(call.line, call.code.co_qualname, call.signature, "<return-line>")] = {
+                "shape": None, "q": "return-line", "idx": [], "key": "",
+                "reads": sorted({feature_key(f) for f in line_features(call.code.co_filename, call.returned_at,
+                                                                        call.code.co_varnames)})}
         if call.shared is not None:
             out[hints.value_key(call.line, call.code.co_qualname, call.signature, "<shared>")] = hints.fingerprint(
                 call.shared)
@@ -383,6 +398,166 @@ def fingerprints(rec) -> dict:
         out[hints.value_key(line, qualname, None, "<signatures>")] = {
             "shape": None, "q": "signatures", "idx": [], "key": "", "signatures": [v[0] for v in seen.values()]}
     return out
+
+
+_FEATURE_ALIASES = {"mT": "T", "t": "T", "transpose": "T", "matmul": "@", "mm": "@", "bmm": "@", "mv": "@",
+                    "__matmul__": "@", "true_divide": "div", "divide": "div", "multiply": "mul"}
+
+
+_BOOKKEEPING = {"float", "double", "long", "int", "bool", "to", "reshape", "view", "contiguous", "detach", "clone",
+                "item", "size", "squeeze", "unsqueeze", "tolist", "cpu", "type_as", "len", "range", "list", "tuple",
+                "zip", "enumerate", "dim", "numel"}
+
+
+def line_features(filename, lineno, local=()) -> list:
+    """What the statement at ``lineno`` of ``filename`` calls and reads, in a form two ways of writing one line can
+    share: ``call:relu`` (a function or method called, by its last name), ``name:layer`` (a name read),
+    ``self:W`` (an attribute of ``self`` read, or called), ``call:@`` (a matrix product); a call of one of ``local``
+    (the function's own variables: a callable argument) is a name read, bookkeeping calls (``.float()``,
+    ``.reshape``...) are left out. Sorted; ``[]`` when it cannot be read.
+    Only the statement's own line for a compound statement (a ``for``'s or ``if``'s head)."""
+    import ast
+
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return []
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno <= lineno <= (node.end_lineno or node.lineno):
+            if best is None or (node.end_lineno - node.lineno) < (best.end_lineno - best.lineno):
+                best = node
+    if best is None:
+        return []
+    parts = {ast.For: ["target", "iter"], ast.While: ["test"], ast.If: ["test"], ast.With: ["items"]}
+    roots = [best]
+    for kind, fields in parts.items():
+        if isinstance(best, kind):
+            roots = [getattr(best, f) for f in fields]
+    roots = [r for root in roots for r in (root if isinstance(root, list) else [root])]
+    out = set()
+    for root in roots:
+        for n in ast.walk(root):
+            if isinstance(n, ast.Call):
+                f = n.func
+                name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+                mine = isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
+                if name and not mine and name not in _BOOKKEEPING and name not in local:   # self.W(x) is said
+                    out.add(f"call:{_FEATURE_ALIASES.get(name, name)}")     # as self:W, model(x) as name:model
+            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id != "self":
+                out.add(f"name:{n.id}")
+            elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
+                out.add(f"self:{n.attr}")
+            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
+                out.add("call:@")
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):     # which two names are multiplied
+                pair = sorted(b.id for b in (_base_name(n.left), _base_name(n.right)) if b is not None)
+                if len(pair) == 2:
+                    out.add(f"mul:{pair[0]}*{pair[1]}")
+            elif isinstance(n, ast.Attribute) and n.attr in _FEATURE_ALIASES and _FEATURE_ALIASES[n.attr] == "T":
+                out.add("call:T")
+    return sorted(out)
+
+
+def _base_name(node):
+    """The name a tensor operand starts from: ``r`` of ``r``, ``bias_hh`` of ``bias_hh[2 * H:]``; None otherwise."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
+
+
+def feature_key(feature: str) -> str:
+    """What the hint data stores of a :func:`line_features` item: a hash (the reference's code is not readable from
+    it; a student's own line is hashed the same way to compare)."""
+    return hints._key(b"r" + feature.encode())[:12]
+
+
+def _known_features(code, common: set) -> set:
+    """The features a student could recognise on the reference's line: the names both sides have, the attributes
+    the student's function uses, and PyTorch's functions and tensor methods (by their last name)."""
+    out = {f"name:{n}" for n in common} | {f"self:{n}" for n in code.co_names}
+    out |= {f"mul:{a}*{b}" for a, b in itertools.combinations(sorted(common), 2)}
+    out |= {f"mul:{a}*{a}" for a in common}
+    out |= {f"call:{_FEATURE_ALIASES.get(n, n)}" for n in _vocabulary() if n not in _BOOKKEEPING}
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _vocabulary() -> frozenset:
+    """The public names of torch, torch.nn.functional, torch.Tensor and math (what a line of the course calls)."""
+    import math
+
+    import torch.nn.functional as F
+
+    return frozenset(n for m in (torch, F, torch.Tensor, math, torch.linalg) for n in dir(m)
+                     if not n.startswith("_")) | {"@", "T", "len", "max", "min", "sum", "abs", "sorted", "range"}
+
+
+def _line_difference(call, var: str, ref, lineno: int | None = None) -> str:
+    """How the student's line that makes ``var`` differs in what it calls and reads from the reference's line that
+    makes its ``var`` (:func:`line_features`, recorded by ``python -m autograder.edit_hints``; ``var`` "<return-line>":
+    the line that returns, ``lineno``): ``"yours calls relu, which the reference's does not"``. Names are compared
+    only where both sides have them (the function's arguments, and variables that the reference has too); said only
+    for a small difference (a different way of writing the whole line says nothing). ``""`` otherwise."""
+    try:
+        theirs = (ref(var) or {}).get("reads")
+        if theirs is None:
+            return ""
+        theirs = set(theirs)
+        lineno = call.first[var][1] if lineno is None else lineno
+        mine = set(line_features(call.code.co_filename, lineno, call.code.co_varnames))
+        own = set(call.code.co_varnames[:call.code.co_argcount + call.code.co_kwonlyargcount])
+        common = own | {n for n in call.first if n != var and ref(n) is not None}
+
+        def kept(features):
+            return {f for f in features if (not f.startswith("name:") or f[5:] in common)
+                    and (not f.startswith("mul:") or set(f[4:].split("*")) <= common)}
+
+        mine = kept(mine)
+        extra = sorted(f for f in mine if feature_key(f) not in theirs)
+        missing = sorted(f for f in kept(_known_features(call.code, common)) - mine if feature_key(f) in theirs)
+        if not any(feature_key(f) in theirs for f in mine) and len(extra) + len(missing) > 3:
+            return ""             # nothing in common: another way of writing the line, unless the lines are short
+        if var == "<return-line>":      # the result may be made elsewhere: only a layer or a name too many or few
+            extra = [f for f in extra if f.startswith(("self:", "name:"))]
+            missing = [f for f in missing if f.startswith(("self:", "name:"))]
+        if len(extra) + len(missing) > 3:       # too different to list: the calls alone, or the products alone,
+            for kind in ("call:", "mul:"):      # if they differ little
+                e, m = [f for f in extra if f.startswith(kind)], [f for f in missing if f.startswith(kind)]
+                if 0 < len(e) + len(m) <= 2:
+                    extra, missing = e, m
+                    break
+            else:
+                return ""
+        if not (extra or missing):
+            return ""
+
+        def said(f):
+            kind, name = f.split(":", 1)
+            if kind == "mul":
+                return "multiplies `{}` by `{}`".format(*name.split("*"))
+            return {"call": "calls " + ("a matrix product (@)" if name == "@" else "a transpose (.T)" if name == "T"
+                                        else name),
+                    "name": f"reads `{name}`", "self": f"uses self.{name}"}[kind]
+
+        def group(features):      # "calls exp and sum and reads `x`": one verb per kind
+            out, verbs = [], {}
+            for f in features:
+                verb, _, what = said(f).partition(" ")
+                verbs.setdefault(verb, []).append(what)
+            for verb, whats in verbs.items():
+                out.append(f"{verb} " + (" and ".join(whats) if verb != "multiplies" else
+                                         f" and multiplies ".join(whats)))
+            return " and ".join(out)
+
+        parts = []
+        if extra:
+            parts.append("yours " + group(extra) + ", which the reference's does not")
+        if missing:
+            parts.append("the reference's " + group(missing) + ", which yours does not")
+        return "; ".join(parts)
+    except Exception:  # noqa: BLE001 - a hint is a courtesy
+        return ""
 
 
 def unexpected_call() -> str:
@@ -403,18 +578,81 @@ def unexpected_call() -> str:
                 if outer is None or top[1] not in outer.get("signatures", []):
                     continue          # the test's own call is not one the reference made (a hidden test's sizes)
                 found.append((order, line, qualname, signature, where, code, ref["signatures"]))
-        if not found:
+        found.sort(key=lambda f: f[0])
+        for order, line, qualname, signature, (caller, filename, lineno), code, wanted in found:
+            if caller != qualname:
+                break
+            said = _recursion(rec, line, qualname, signature, code, filename, lineno)   # the reference makes no
+            if said:                                                                     # such call to compare with
+                return said
+        else:
             return ""
-        order, line, qualname, signature, (caller, filename, lineno), code, wanted = min(found, key=lambda f: f[0])
         names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        text = linecache.getline(filename, lineno).strip()
+        left = _left_out(code, filename, lineno)
         want = min(wanted, key=lambda w: sum(a != b for a, b in zip(w, signature)))
         diffs = [f"{n} {_said(g)} where the reference's call gets {_said(w)}"
                  for n, g, w in zip(names, signature, want) if g != w]
-        text = linecache.getline(filename, lineno).strip()
+        defaults = (f"; that line passes no {' and no '.join(left)}: " + ("they take their defaults" if len(left) > 1
+                    else "it takes its default") + " in that call") if left else ""
         return (f"{qualname} is called with " + "; ".join(diffs[:3]) + f" (while the test ran `{line}`), from your "
-                f"line \"{text}\" in {caller}: what that line passes to it goes wrong there (or before it)")
+                f"line \"{text}\" in {caller}: what that line passes to it goes wrong there (or before it)" + defaults)
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""
+
+
+def _recursion(rec, line, qualname, signature, code, filename, lineno) -> str:
+    """A function that calls itself and leaves out arguments that then take their defaults where the calling call
+    was given other values, in words; ``""`` otherwise."""
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    given = rec.before.get((line, qualname, repr(signature)))
+    left = [n for n in _left_out(code, filename, lineno)
+            if given is not None and given[names.index(n)] != signature[names.index(n)]]
+    if not left:
+        return ""
+    text = linecache.getline(filename, lineno).strip()
+    return (f"{qualname} calls itself from your line \"{text}\" (while the test ran `{line}`): that call passes no "
+            f"{' and no '.join(left)}, so it gets the default" + ("s " if len(left) > 1 else " ")
+            + ", ".join(f"{n} {_said(signature[names.index(n)])}" for n in left)
+            + " where the call that calls it was given " + ", ".join(f"{n} {_said(given[names.index(n)])}"
+                                                                     for n in left)
+            + (": pass them on" if len(left) > 1 else ": pass it on") + " (or loop instead of calling itself)")
+
+
+def _left_out(code, filename, lineno) -> list:
+    """The parameters of ``code`` that have defaults and that the call of it at ``lineno`` of ``filename`` does not
+    pass (neither by position nor by name): they take their defaults. ``[]`` when none, or when it cannot be told
+    (``*args``, ``**kwargs``, another call of that name on the line)."""
+    import ast
+
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return []
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno <= lineno <= (n.end_lineno or n.lineno)
+             and (getattr(n.func, "id", None) or getattr(n.func, "attr", None)) == code.co_name]
+    if len(calls) != 1:
+        return []
+    call = calls[0]
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return []
+    names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    if names and names[0] == "self" and isinstance(call.func, ast.Attribute):
+        names = names[1:]
+    passed = set(names[:len(call.args)]) | {k.arg for k in call.keywords}
+    fn = next((c for c in gc_functions(code)), None)
+    if fn is None:
+        return []
+    has_default = set(names[len(names) - len(fn.__defaults__ or ()) - code.co_kwonlyargcount:code.co_argcount]) \
+        | set((fn.__kwdefaults__ or {}))
+    return [n for n in names if n in has_default and n not in passed]
+
+
+def gc_functions(code):
+    """The functions whose code is ``code`` (to read their defaults)."""
+    import gc
+
+    return (f for f in gc.get_referrers(code) if getattr(f, "__code__", None) is code)
 
 
 def _said(item) -> str:
@@ -480,6 +718,57 @@ def _how(value, pattern) -> str:
         except Exception:  # noqa: BLE001 - a transform that does not apply says nothing
             continue
     return ""
+
+
+_VIEWS = {"expand": "an expanded view", "expand_as": "an expanded view", "view": "a view", "transpose": "a view",
+          "permute": "a view", "T": "a view", "mT": "a view", "unsqueeze": "a view", "squeeze": "a view",
+          "narrow": "a view", "diagonal": "a view"}
+
+
+def _written_view(call, var: str) -> str:
+    """When the line that makes ``var`` makes a view of another tensor (``t.expand(B, T)``, ``x.T``, ``x[:, 0]``) and
+    a later line of the function writes into ``var`` in place (``var[...] = ...``, ``var += ...``, ``var.fill_()``):
+    that the write goes into the memory the view shares, in words; ``""`` otherwise."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        source = textwrap.dedent(inspect.getsource(call.code))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return ""
+    offset = call.code.co_firstlineno - 1
+    made = call.first[var][1] - offset
+    stmt = next((n for n in ast.walk(tree) if isinstance(n, ast.Assign) and n.lineno <= made <= n.end_lineno
+                 and any(isinstance(t, ast.Name) and t.id == var for t in n.targets)), None)
+    if stmt is None:
+        return ""
+    value, kind, base = stmt.value, None, None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _VIEWS:
+        kind, base = _VIEWS[value.func.attr], value.func.value
+    elif isinstance(value, ast.Attribute) and value.attr in _VIEWS:
+        kind, base = _VIEWS[value.attr], value.value
+    elif isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and any(
+            isinstance(n, ast.Slice) for n in ast.walk(value.slice)):
+        kind, base = "a view (a slice)", value.value
+    if kind is None:
+        return ""
+    writes = [n for n in ast.walk(tree) if getattr(n, "lineno", 0) > stmt.end_lineno and (
+        isinstance(n, (ast.Assign, ast.AugAssign)) and any(
+            isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == var
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
+        or isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == var
+        or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
+        and not n.func.attr.endswith("__") and isinstance(n.func.value, ast.Name) and n.func.value.id == var)]
+    if not writes:
+        return ""
+    line = linecache.getline(call.code.co_filename, writes[0].lineno + offset).strip()
+    rows = (" (all its rows share ONE memory location: a write into one row writes every row)"
+            if kind == "an expanded view" else "")
+    return (f"; `{var}` is {kind} of `{ast.unparse(base)}`{rows}, and your line \"{line}\" writes into it in place: "
+            f"the write lands in the memory it shares with `{ast.unparse(base)}` (make a copy with .clone() first, or "
+            f"build `{var}` without writing into it, e.g. with torch.where)")
 
 
 def _unchecked(call, var: str, line: str, ref) -> str:
@@ -591,6 +880,48 @@ def _parted(call, name, ref) -> tuple | None:
     return None
 
 
+def _interleaved(call, name, ref, m: int) -> tuple | None:
+    """When the values ``name`` takes hold every one of the reference's (as far as they were kept), in order, with
+    others between them: ``(line that makes an extra value, line that makes the next reference value, [lines of the
+    function between those two that read name])``; None otherwise."""
+    import ast
+
+    seq = call.seq[name]
+    patterns = [ref(name)] + [ref(f"{name}#{k}") for k in range(1, min(m, MAX_SEQ))]
+    if any(p is None for p in patterns):
+        return None
+    matched, j = [], 0
+    for i, (value, _, _) in enumerate(seq):
+        if j < len(patterns) and _differs(value, patterns[j]) is False:
+            matched.append(i)
+            j += 1
+    if j < min(len(patterns), 3) or len(matched) == len(seq):
+        return None
+    extra = next(i for i in range(len(seq)) if i not in matched)
+    later = next((i for i in matched if i > extra), None)
+    if later is None:
+        return None
+    half, whole = seq[extra][1], seq[later][1]
+    try:               # a step in two lines: the completing line comes after and goes on from the half-made value
+        reads = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(
+            ast.parse(linecache.getline(call.code.co_filename, whole).strip().split(" #")[0])))
+    except SyntaxError:
+        reads = False
+    if not reads or whole <= half:
+        return None
+    readers = []
+    lo, hi = sorted((half, whole))
+    for lineno in range(lo + 1, hi):
+        text = linecache.getline(call.code.co_filename, lineno)
+        try:
+            tree = ast.parse(text.strip().split(" #")[0])
+        except SyntaxError:
+            continue
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(tree)):
+            readers.append(lineno)
+    return half, whole, readers[:2]
+
+
 def first_difference(strong: bool | None = None) -> str:
     """Where the values of the test cell that runs (or ran last) first go wrong, in words, or ``""``: the innermost
     call of a notebook function that was given the reference's inputs and returned another result, and its first
@@ -621,6 +952,13 @@ def _first_difference() -> tuple[str, bool]:
             call, (kind, names) = inner, verdict
     given = (f"in {call.code.co_qualname}, given the same inputs as the reference's (while the test ran "
              f"`{call.line}`), ")
+
+    def ref(name):
+        return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
+
+    def source(lineno):
+        return linecache.getline(call.code.co_filename, lineno).strip()
+
     if kind == "result" and names:
         var = names[0]
         want = hints.reference_value(call.line, call.code.co_qualname, call.signature, var)["shape"]
@@ -631,28 +969,29 @@ def _first_difference() -> tuple[str, bool]:
                 + ": if that shape is not meant, it goes wrong there; if it is, look at the line that returns the "
                 "result"), True
     if kind == "result":
+        returned = source(call.returned_at) if call.returned_at else ""
+        diff = _line_difference(call, "<return-line>", ref, call.returned_at) if returned.startswith("return") else ""
         return (given + "every variable that can be compared agrees with the reference's, but the result differs: "
-                "look at the line that returns it (or a value changed in place after it was made)"), False
+                "look at the line that returns it" + (f' ("{returned}"' if returned.startswith("return") else "")
+                + (f"; compared with the reference's line that returns: {diff}" if diff else "")
+                + (")" if returned.startswith("return") else "")
+                + " (or a value changed in place after it was made)"), False
     var = names[0]
     agree = [n for n in call.first if n not in names and n in call.made][:4]
-
-    def ref(name):
-        return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
 
     def numbers(value, name):     # ": 1 where the reference's is 2" for numbers
         want, got = (ref(name) or {}).get("value"), _scalar(value)
         return f" ({_number(got)} where the reference's is {_number(want)})" if None not in (want, got) else ""
 
-    def source(lineno):
-        return linecache.getline(call.code.co_filename, lineno).strip()
-
     if kind == "first":
         before = [n for n in agree if list(call.first).index(n) < list(call.first).index(var)]
-        line = source(call.first[var][1])
+        line, diff = source(call.first[var][1]), _line_difference(call, var, ref)
         return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
                 f"first made{numbers(call.first[var][0], var) or _how(call.first[var][0], ref(var) or {})}"
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
-                + (f': look at your line "{line}"' if line else "") + _unchecked(call, var, line, ref)), True
+                + (f': look at your line "{line}"' if line else "")
+                + (f" (compared with the reference's line that makes `{var}`: {diff})" if diff else "")
+                + _written_view(call, var) + _unchecked(call, var, line, ref)), True
     if kind == "again":
         k, how = call.where
         seq, n = call.seq[var], call.count[var]
@@ -660,6 +999,15 @@ def _first_difference() -> tuple[str, bool]:
         m = counted.get("value") if counted is not None else 1
         values = (f" (yours gets {n} different values, the reference's {m})" if m != n else "")
         first = f"`{var}` is right where it is first made"
+        split = _interleaved(call, var, ref, m) if how == "value" and m is not None and n > m else None
+        if split is not None:
+            half, whole, readers = split
+            return (given + f"`{var}` takes the reference's values in order, but also others between them{values}: "
+                    f"your line \"{source(half)}\" makes a half-made value that your line \"{source(whole)}\" "
+                    "completes (one step written as two lines)"
+                    + (": your line " + " and ".join(f'"{source(r)}"' for r in readers) + f" reads `{var}` between "
+                       "them and sees the half-made value (read it before or after both lines, or make the step in "
+                       "one line)" if readers else ": whatever reads it between them sees the half-made value")), True
         if how == "value":
             value, lineno, _ = seq[k]
             return (given + f"{first}, and its {_nth(k + 1)} value, from your line \"{source(lineno)}\", is not "

@@ -1661,7 +1661,7 @@ def _eval_node(node, env, memo):
             raise _Unsafe(node.id)
         value = env[node.id]
         if isinstance(value, (torch.Tensor, int, float, bool, type(None), torch.dtype, torch.Size,
-                              torch.nn.Module)) or type(value) is dict or (
+                              torch.nn.Module)) or type(value) in (dict, str) or (
                 node.id in _TORCH_NAMES and isinstance(value, types.ModuleType)):
             return value
         raise _Unsafe(node.id)
@@ -1672,7 +1672,7 @@ def _eval_node(node, env, memo):
     if isinstance(node, ast.Subscript):
         base = ev(node.value)
         if type(base) is dict:                     # W["g"]: a plain dict's item (no code of the student's runs)
-            key = ev(node.slice) if isinstance(node.slice, ast.Constant) else None
+            key = ev(node.slice) if isinstance(node.slice, (ast.Constant, ast.Name)) else None
             if isinstance(key, (str, int)) and key in base:
                 return base[key]
             raise _Unsafe("subscript")
@@ -1944,7 +1944,7 @@ def _product_shape(sa: tuple, sb: tuple) -> tuple | None:
         return None
 
 
-def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str | None:
+def _matmul_hint(values: list, env: dict | None = None, source: str = "", msg: str = "") -> str | None:
     """The matrix product on the line whose sizes do not fit: its two operands with their shapes, the two axes
     that must be equal, and the rewritings whose sizes fit: operands swapped or one of them transposed, or, when
     none of those fits, another tensor of the same function in place of an operand (a copy-paste slip); in a
@@ -1970,8 +1970,17 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str
             found_nodes.append(node)
     if not found:
         return None
-    ta, a, tb, b = found[-1]                      # the innermost product (ast.walk goes outside in)
+    pick = len(found) - 1                         # the innermost product (ast.walk goes outside in) ...
+    sizes = re.search(r"cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", msg)
+    if sizes:                                     # ... unless PyTorch's sizes say which one raised
+        want = tuple(int(g) for g in sizes.groups())
+        pick = next((i for i, (_, a, _, b) in enumerate(found) if a.dim() >= 2 and b.dim() >= 2
+                     and (a.shape[-2], a.shape[-1], b.shape[-2], b.shape[-1]) == want), pick)
+    ta, a, tb, b = found[pick]
     sa, sb = tuple(a.shape), tuple(b.shape)
+    bound = _slice_bound_hint(found_nodes[pick], a, b, env or {}, values)
+    if bound:
+        return f"{ta} {_fmt(sa)} @ {tb} {_fmt(sb)}: {bound}"
     wrap = lambda t: t if isinstance(ast.parse(t, mode="eval").body, (  # noqa: E731
         ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({t})"
     inner_b = "its first axis" if len(sb) == 1 else "its second-last axis"
@@ -1995,7 +2004,7 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str
     fits = [(t, _product_shape(x, y)) for t, x, y in tries if _product_shape(x, y) is not None]
     if sa == sb:        # f @ c_prev for f * c_prev: two tensors of one shape are multiplied entry by entry
         fits.insert(0, (f"{wrap(ta)} * {wrap(tb)} (element-wise: `*`, not `@`)", sa))
-    order = _chain_order(values, found_nodes[-1])
+    order = _chain_order(values, found_nodes[pick])
     if order:
         hint += f"; {order}"
         fits = []
@@ -2018,6 +2027,49 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "") -> str
             ": which one is your equation (" + ("an element-wise product, " if sa == sb else "")
             + "the order of the operands, a transpose, the tensor used)?")
     return hint
+
+
+def _slice_bound_hint(node, a, b, env: dict, values: list) -> str:
+    """A product ``x @ W[:, :D].T`` whose sizes fit when the bound of a slice in an operand is another integer the
+    function has (a variable, or an axis of a tensor on the line): ``"the slice bound D (3) where H (4) is meant?"``;
+    ``""`` when no single replacement makes them fit."""
+    if isinstance(node, ast.BinOp):
+        operands = [node.left, node.right]
+    else:
+        return ""
+    ints = {n: v for n, v in env.items() if type(v) is int and not n.startswith("_") and 0 < v < 100_000}
+    for t, _, n in values:
+        if isinstance(n, ast.Name) and isinstance(env.get(n.id), torch.Tensor):
+            for axis, size in enumerate(env[n.id].shape):
+                ints.setdefault(f"{n.id}.shape[{axis}]", int(size))
+    for side, operand in enumerate(operands):
+        if any(isinstance(n, ast.Call) for n in ast.walk(operand)):
+            continue
+        for sl in [n for n in ast.walk(operand) if isinstance(n, ast.Slice)]:
+            for field in ("lower", "upper"):
+                bound = getattr(sl, field)
+                if not isinstance(bound, ast.Name) or type(env.get(bound.id)) is not int:
+                    continue
+                for name, value in ints.items():
+                    if name == bound.id or value == env[bound.id]:
+                        continue
+                    try:
+                        setattr(sl, field, ast.Constant(value))
+                        new = eval(compile(ast.fix_missing_locations(ast.Expression(operand)), "<hint>", "eval"),
+                                   {}, dict(env))   # noqa: S307 - a subscript of the student's own tensors
+                    except Exception:  # noqa: BLE001 - a replacement that does not apply says nothing
+                        new = None
+                    finally:
+                        setattr(sl, field, bound)
+                    if not isinstance(new, torch.Tensor):
+                        continue
+                    shape = (_product_shape(tuple(new.shape), tuple(b.shape)) if side == 0
+                             else _product_shape(tuple(a.shape), tuple(new.shape)))
+                    if shape is not None:
+                        return (f"the slice bound {bound.id} ({env[bound.id]}) in {ast.unparse(operand)} cuts the "
+                                f"wrong number of rows or columns; with {name} ({value}) in its place the sizes fit "
+                                f"(giving {_fmt(shape)}): is {name} the size meant there?")
+    return ""
 
 
 def _chain_order(values: list, failing) -> str:
@@ -2237,8 +2289,43 @@ def _joined_sizes(values: list) -> str:
                 return f" (the parts joined: {sizes} = {sum(int(v.shape[-1]) for _, v in parts)})"
     return ""
 
+def _unpacked_parameters_hint(line: str, env: dict) -> str | None:
+    """``a, b, c, d = module.parameters()`` (or ``.children()``, ``.buffers()``) with another number of names than
+    the module has: which ones it has, by name (a layer built with ``bias=False`` has no bias parameters)."""
+    try:
+        node = ast.parse(line.split(" #")[0].strip()).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute) and isinstance(node.targets[0], (ast.Tuple, ast.List))):
+        return None
+    kind = node.value.func.attr
+    if kind not in ("parameters", "children", "buffers"):
+        return None
+    try:
+        owner = eval(compile(ast.Expression(node.value.func.value), "<hint>", "eval"), {}, dict(env))  # noqa: S307
+    except Exception:  # noqa: BLE001 - a hint never hides the error
+        return None
+    if not isinstance(owner, torch.nn.Module):
+        return None
+    named = {"parameters": owner.named_parameters, "children": owner.named_children,
+             "buffers": owner.named_buffers}[kind]
+    names = [n for n, _ in named()]
+    text = ast.unparse(node.value)
+    bias = "bias_ih" if isinstance(owner, (torch.nn.RNNCellBase, torch.nn.RNNBase)) else "bias"
+    bias = "bias_ih_l0" if isinstance(owner, torch.nn.RNNBase) else bias
+    return (f"{text} gives {len(names)} here ({', '.join(names) or 'none'}) for {len(node.targets[0].elts)} names: "
+            f"what a module holds depends on how it was built (one built with bias=False has no bias parameters): "
+            f"read them by name (e.g. getattr({ast.unparse(node.value.func.value)}, '{bias}', None) is None "
+            f"without biases) rather than by position")
+
+
 def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | None:
     """A hint made from the actual shapes on the failing ``line`` (``env``: the frame's globals and locals)."""
+    if "values to unpack" in msg:
+        unpacked = _unpacked_parameters_hint(line, env)
+        if unpacked:
+            return unpacked
     try:
         values = _line_values(line, env)
     except Exception:  # noqa: BLE001 - a hint never hides the error
@@ -2261,6 +2348,15 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
             called += [(n, env.get(n)) for n in re.findall(r"(?<![.\w])(\w+)\(", line)]    # layer(x) in a loop
             for text, layer in called:
                 if isinstance(layer, torch.nn.Linear) and layer.in_features == built:
+                    owner = env.get(text.split(".")[0]) if "." in text else None
+                    other = [f"{text.split('.')[0]}.{n}" for n, m in (owner.named_children() if isinstance(
+                        owner, torch.nn.Module) else []) if isinstance(m, torch.nn.Linear) and m.in_features == fed
+                        and m.out_features == layer.out_features and m is not layer]
+                    if other:
+                        return (f"{text} is an nn.Linear built for {built} input features, but the tensor you give "
+                                f"it has {fed} on its last axis{_joined_sizes(values)}; {other[0]} is built for "
+                                f"{fed} input features (and the same {layer.out_features} outputs): is {other[0]} "
+                                f"the layer meant for that tensor?")
                     return (f"{text} is an nn.Linear built for {built} input features, but the tensor you "
                             f"give it has {fed} on its last axis{_joined_sizes(values)}: give it the tensor it was "
                             f"built for (the parts the equation asks for), or, if you built the layer yourself, "
@@ -2283,7 +2379,7 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
         if any(k in msg for k in ("cannot be multiplied", "size mismatch", "Expected size for first two dimensions",
                                   "batch2", "inconsistent tensor size", "must match the size of tensor b",
                                   "both arguments to matmul")):
-            product = _matmul_hint(values, env, source)
+            product = _matmul_hint(values, env, source, msg)
             if product:
                 return product
         if "Sizes of tensors must match" in msg or "stack expects each tensor to be equal size" in msg:
@@ -2429,6 +2525,8 @@ def _caller_of(mine: list, tb, shell) -> tuple[str, str]:
         swapped = None
     if swapped:                   # the caller's own line says what is wrong with what it passes
         return where, swapped
+    if frame is not None and ".<locals>." in frame.f_code.co_qualname:   # a helper inside the caller: part of it
+        return where, ""
     received = (f"{name} received {shapes}: " if shapes else "") + (
         f"if {name} passed its own test, check what {call.name} passes to it")
     return where, received

@@ -365,3 +365,82 @@ def test_a_wrong_value_made_from_a_variable_the_reference_does_not_have_names_th
     msg = _message(shell, student)
     assert '`out` is the first variable' in msg and 'that line also reads `real` (your line "real = x[:, 1:2] > 0.6")' \
         in msg, msg
+
+
+def test_the_named_line_is_compared_with_the_references_line_by_what_it_calls_and_reads(shell):
+    """Trial 22n's 'partly' (a line named, what is wrong in it not said): what the student's line calls or reads
+    that the reference's line for the same variable does not, and the reverse, from hashes (the reference's code
+    stays unreadable in the hint data)."""
+    values = shell.record()
+    assert not any(w in json.dumps(values) for w in ("tanh", "call:", "name:")), "the reference's line leaks"
+    msg = _message(shell, REFERENCE.replace("b = torch.tanh(a)", "b = torch.tanh(torch.exp(a))"))
+    assert "(compared with the reference's line that makes `b`: yours calls exp, which the reference's does not)" \
+        in msg, msg
+    msg = _message(shell, REFERENCE.replace("b = torch.tanh(a)", "b = torch.tanh(a + x.sum(1, keepdim=True))"))
+    assert "yours calls sum and reads `x`, which the reference's does not" in msg, msg
+    msg = _message(shell, REFERENCE.replace("b = torch.tanh(a)", "b = torch.sigmoid(a)"))
+    assert "yours calls sigmoid, which the reference's does not; the reference's calls tanh, which yours does not" \
+        in msg, msg
+
+
+def test_the_line_that_returns_is_quoted_and_compared_when_only_the_result_differs(shell):
+    """Trial 22n's ch01-n01a (a dropout layer in the return line): the layer or name it uses that the reference's
+    return line does not; a call alone is not said there (the result may be made elsewhere: ch02-n02b's norms)."""
+    shell.record()
+    msg = _message(shell, REFERENCE.replace("return c + 1", "return torch.exp(c) + 1"))
+    assert 'look at the line that returns it ("return torch.exp(c) + 1") (or a value' in msg, msg
+    msg = _message(shell, REFERENCE.replace("return c + 1", "return c + x.sum()"))
+    assert 'look at the line that returns it ("return c + x.sum()"; compared with the reference\'s line that ' \
+           "returns: yours reads `x`, which the reference's does not)" in msg, msg
+
+
+def test_a_step_written_as_two_lines_names_the_line_that_reads_the_half_made_value(shell):
+    """Trial 22n's ch02-n02c: a loop's update split over two lines with a read between them (the norm of a
+    half-updated gradient): the variable takes the reference's values with others between them."""
+    ref = ("def f(x, w):\n"
+           "    out = []\n"
+           "    h = x\n"
+           "    for _ in range(3):\n"
+           "        h = torch.tanh(h @ w[:, :3])\n"
+           "        out.append(h.sum())\n"
+           "    return torch.stack(out)\n")
+    shell.record(ref)
+    student = ref.replace("        h = torch.tanh(h @ w[:, :3])\n        out.append(h.sum())\n",
+                          "        h = h @ w[:, :3]\n        out.append(h.sum())\n        h = torch.tanh(h)\n")
+    msg = _message(shell, student)
+    assert "`h` takes the reference's values in order, but also others between them" in msg, msg
+    assert 'your line "h = h @ w[:, :3]" makes a half-made value that your line "h = torch.tanh(h)" completes' in msg
+    assert 'your line "out.append(h.sum())" reads `h` between them' in msg, msg
+
+
+def test_a_write_into_a_view_is_named_with_the_tensor_it_shares_memory_with(shell):
+    """Trial 22n's ch05-n05a: an expanded tensor written in place (every row shares one memory location)."""
+    ref = ("def f(x, w):\n"
+           "    t = torch.arange(3.)\n"
+           "    m = torch.where(x > 0.5, 5.0, t)\n"
+           "    return m @ w\n")
+    shell.record(ref)
+    student = ref.replace("    m = torch.where(x > 0.5, 5.0, t)\n",
+                          "    m = t.expand(2, 3)\n    m[x > 0.5] = 5.0\n")
+    msg = _message(shell, student)
+    assert "`m` is an expanded view of `t` (all its rows share ONE memory location" in msg, msg
+    assert 'your line "m[x > 0.5] = 5.0" writes into it in place' in msg, msg
+
+
+def test_a_recursion_that_drops_arguments_names_the_defaults_it_falls_back_to(shell):
+    """Trial 22n's ch04-n04c: a function that calls itself without passing an argument on: the reference makes no
+    such call, so the arguments are compared with those of the call that calls it, not with the reference's."""
+    ref = ("def f(x, w, layers=1, double=False):\n"
+           "    return (torch.tanh(x @ w) if double else x @ w) * layers\n")
+    test = ("x = torch.arange(6.).reshape(2, 3) / 7\n"
+            "w = torch.arange(12.).reshape(3, 4) / 11 - 0.4\n"
+            "out = f(x, w, layers=3, double=True)\n"
+            "assert_close(out, expected, name='f(x, w, layers=3, double=True)')\n")
+    shell.record(ref, test)
+    student = ("def f(x, w, layers=1, double=False):\n"
+               "    one = torch.tanh(x @ w) if double else x @ w\n"
+               "    return one if layers == 1 else one + f(x, w, layers - 1)\n")
+    msg = _message(shell, student, test)
+    assert 'f calls itself from your line "return one if layers == 1 else one + f(x, w, layers - 1)"' in msg, msg
+    assert "that call passes no double, so it gets the default double False where the call that calls it was given " \
+           "double True: pass it on" in msg, msg

@@ -1201,3 +1201,44 @@ def test_the_profilers_notes_on_its_own_bookkeeping_never_reach_the_students_scr
         os.write(2, b"a real warning\n")
     err = capfd.readouterr().err
     assert "allocated before the profiling started" not in err and "a real warning" in err
+
+
+def _raised(fn) -> str:
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001
+        return str(exc)
+    raise AssertionError("did not raise")
+
+
+def test_shape_errors_name_a_slice_bound_a_sibling_layer_and_a_modules_parameters():
+    """Trial 22n: ch03-n03a (W[k] split at D where H is meant, in a nested helper), ch07-n07e (self.W given the
+    tensor self.U is built for), ch03-n03c (four names unpacked from the parameters of a bias-free cell)."""
+    from torch import nn
+
+    W, h_prev, x, k = {"i": torch.randn(4, 7)}, torch.randn(2, 4), torch.randn(2, 3), "i"
+    D = x.shape[1]
+    env = {"W": W, "h_prev": h_prev, "x": x, "k": k, "D": D, "H": 4, "torch": torch}
+    line = "return h_prev @ W[k][:, :D].T + x @ W[k][:, D:].T"
+    hint = checks._shape_hint_at(_raised(lambda: h_prev @ W[k][:, :D].T), line, env, "")
+    assert hint.startswith("h_prev (2, 4) @ W[k][:, :D].T (3, 4): the slice bound D (3) in W[k][:, :D].T"), hint
+    assert "with H (4) in its place the sizes fit (giving (2, 4))" in hint, hint
+
+    class Cell(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.W, self.U = nn.Linear(3, 16), nn.Linear(4, 16)
+
+    cell = Cell()
+    env = {"self": cell, "x": torch.randn(2, 3), "h_prev": torch.randn(2, 4)}
+    hint = checks._shape_hint_at(_raised(lambda: cell.W(env["h_prev"])), "z = self.W(x) + self.W(h_prev)", env, "")
+    assert "self.U is built for 4 input features (and the same 16 outputs): is self.U the layer meant" in hint, hint
+
+    lstm = nn.LSTMCell(3, 4, bias=False)
+
+    def unpack():
+        w_ih, w_hh, b_ih, b_hh = lstm.parameters()
+
+    hint = checks._shape_hint_at(_raised(unpack), "w_ih, w_hh, b_ih, b_hh = lstm.parameters()", {"lstm": lstm}, "")
+    assert "lstm.parameters() gives 2 here (weight_ih, weight_hh) for 4 names" in hint, hint
+    assert "getattr(lstm, 'bias_ih', None)" in hint, hint
