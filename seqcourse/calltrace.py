@@ -831,6 +831,9 @@ def _verdict(call) -> tuple[str, list] | None:
     compared = [differs(n, v) for n, v in call.given.items()]
     if not any(d is not None for d in compared) or any(compared):
         return None                         # nothing recorded for this call, or other inputs than the reference's
+    if any(d is None and isinstance(v, torch.Tensor) and ref(n) is None
+           for d, (n, v) in zip(compared, call.given.items())):
+        return None                         # a tensor it was given has no counterpart: "the same inputs" is unknown
     returned = [differs(n, v) for n, v in call.made.items() if n.startswith("<return>")]
     if returned and not any(returned):
         return None                         # it returns the reference's result: its own bookkeeping is its own
@@ -1053,9 +1056,41 @@ def first_nan() -> str:
         _, call, name, lineno = min(found, key=lambda f: f[0])
         line = linecache.getline(call.code.co_filename, lineno).strip()
         return (f"the first variable that holds NaN is `{name}` in {call.code.co_qualname}"
-                + (f', made at your line "{line}"' if line else "") + " (what it was given holds none)")
+                + (f', made at your line "{line}"' if line else "") + " (what it was given holds none)"
+                + _given_otherwise(rec, call))
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""
+
+
+def _given_otherwise(rec, call) -> str:
+    """When ``call`` was given an argument other than the reference's call at the same test line (an inverted mask,
+    energies already turned into weights): which one, how if a simple transform says it, and the line that passed
+    it; ``""`` otherwise."""
+    def ref(name):
+        return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
+
+    other = [n for n, v in call.given.items() if _differs(v, ref(n))]
+    if not other:
+        return ""
+    name, value = other[0], call.given[other[0]]
+    how = ""
+    if isinstance(value, torch.Tensor) and value.dtype == torch.bool and hints.matches(~value, ref(name)):
+        how = " (it is the reference's inverted: True where the reference's is False)"
+    elif isinstance(value, torch.Tensor):
+        how = _how(value, ref(name) or {})
+    from seqcourse.checks import _INSTRUCTOR_CELLS
+
+    entry = rec.called.get((call.line, call.code.co_qualname), {}).get(repr(call.signature))
+    where = entry[1] if entry is not None else None
+    for _ in range(3):        # a test's own wrapper (defined in the setup cell) called it: the wrapper's caller
+        if where is None or where[1] not in _INSTRUCTOR_CELLS:
+            break
+        outer = next(iter(rec.called.get((call.line, where[0]), {}).values()), None)
+        where = outer[1] if outer is not None else None
+    caller = (f', from your line "{linecache.getline(where[1], where[2]).strip()}" in {where[0]}'
+              if where else "")
+    return (f"; but {call.code.co_qualname} was given a `{name}` other than the reference's{how}{caller}: if "
+            f"{call.code.co_qualname} passed its own test, what it is given is the cause")
 
 
 def _bad(value) -> bool:

@@ -2037,7 +2037,8 @@ def _slice_bound_hint(node, a, b, env: dict, values: list) -> str:
         operands = [node.left, node.right]
     else:
         return ""
-    ints = {n: v for n, v in env.items() if type(v) is int and not n.startswith("_") and 0 < v < 100_000}
+    ints = {n: v for n, v in reversed(env.items())      # the function's own variables first (env: globals, then
+            if type(v) is int and not n.startswith("_") and 0 < v < 100_000}      # locals)
     for t, _, n in values:
         if isinstance(n, ast.Name) and isinstance(env.get(n.id), torch.Tensor):
             for axis, size in enumerate(env[n.id].shape):
@@ -2301,6 +2302,11 @@ def _unpacked_parameters_hint(line: str, env: dict) -> str | None:
         return None
     kind = node.value.func.attr
     if kind not in ("parameters", "children", "buffers"):
+        return None
+    receiver = node.value.func.value
+    while isinstance(receiver, ast.Attribute):   # cell, self.cell: names and attributes only (nothing is called)
+        receiver = receiver.value
+    if not isinstance(receiver, ast.Name):
         return None
     try:
         owner = eval(compile(ast.Expression(node.value.func.value), "<hint>", "eval"), {}, dict(env))  # noqa: S307
@@ -3183,6 +3189,13 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             hint = f"Likely cause: {edit}" + (f"; {hint}" if hint else "")
     here = f"{_cell_label(shell, outer.filename)}, line {outer.lineno}"
     caller, received = _caller_of(mine, tb, shell) if mine else ("", "")
+    if mine and re.search(r"must match the size|cannot be multiplied|Expected size|mismatch|must be equal to", msg):
+        try:
+            reversed_axes = _transpose_3d_note(tb, {f.filename for f in mine})
+        except Exception:  # noqa: BLE001 - a hint never hides the error
+            reversed_axes = ""
+        if reversed_axes:
+            hint, received = reversed_axes + (f"; {hint}" if hint else ""), ""
     if re.search(r"inplace|in-place|backward|requires grad|grad_fn", msg):
         received = ""        # autograd's own rule broken where it raised: not what the caller passed
     if mine:
@@ -3198,6 +3211,31 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
         where = f'at "{(deepest.line or "").strip()}"'
     text = f"{ename} {where}: {msg}" if where else f"{ename}: {msg}"
     return text + (f" -- {hint}" if hint else "") + f" [this cell: {here}]"
+
+
+def _transpose_3d_note(tb, files: set) -> str:
+    """A line of the student's functions on the stack that applies .T to a variable that holds a tensor of 3 or more
+    dimensions (``.T`` reverses EVERY axis there): that line, in words; ``""`` when there is none."""
+    import traceback
+
+    for fr, _ in traceback.walk_tb(tb):
+        if fr.f_code.co_filename not in files:
+            continue
+        try:
+            source = textwrap.dedent(inspect.getsource(fr.f_code))
+            tree = ast.parse(source)
+        except (OSError, TypeError, SyntaxError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "T" and isinstance(node.value, ast.Name):
+                value = fr.f_locals.get(node.value.id)
+                if isinstance(value, torch.Tensor) and value.dim() > 2:
+                    line = source.splitlines()[node.lineno - 1].strip()
+                    return (f'your line "{line}" (in {fr.f_code.co_name}) applies .T to {node.value.id}, a tensor of '
+                            f"{value.dim()} dimensions: .T reverses EVERY axis (the batch axis too; PyTorch warns "
+                            f"that it is deprecated there): use .transpose(0, 1) (or .mT for the last two) to swap "
+                            f"two axes")
+    return ""
 
 
 def _brief_traceback(shell, etype, value, tb, tb_offset=None):

@@ -444,3 +444,20 @@ def test_a_recursion_that_drops_arguments_names_the_defaults_it_falls_back_to(sh
     assert 'f calls itself from your line "return one if layers == 1 else one + f(x, w, layers - 1)"' in msg, msg
     assert "that call passes no double, so it gets the default double False where the call that calls it was given " \
            "double True: pass it on" in msg, msg
+
+
+def test_nan_made_by_a_function_given_another_argument_than_the_references_names_the_caller(shell):
+    """Trial 22o's ch08-o08b: NaN first held in the helper's softmax line, because the caller passed it an inverted
+    mask: the argument that differs (inverted) and the caller's line are named, not only the helper's line."""
+    ref = ("def g(e, mask):\n"
+           "    w = torch.softmax(e.masked_fill(~mask, float('-inf')), -1)\n"
+           "    return w\n"
+           "def f(x, w):\n"
+           "    mask = torch.tensor([[True, True, True, True], [True, False, False, False]])\n"
+           "    return g(x @ w, mask)\n")
+    shell.record(ref)
+    msg = _message(shell, ref.replace("return g(x @ w, mask)", "return g(x @ w, ~mask)"))
+    assert "the first variable that holds NaN is `w` in g" in msg, msg
+    assert "but g was given a `mask` other than the reference's (it is the reference's inverted: True where the " \
+           "reference's is False), from your line \"return g(x @ w, ~mask)\" in f" in msg, msg
+
