@@ -2056,9 +2056,8 @@ def _slice_bound_hint(node, a, b, env: dict, values: list) -> str:
                         continue
                     try:
                         setattr(sl, field, ast.Constant(value))
-                        new = eval(compile(ast.fix_missing_locations(ast.Expression(operand)), "<hint>", "eval"),
-                                   {}, dict(env))   # noqa: S307 - a subscript of the student's own tensors
-                    except Exception:  # noqa: BLE001 - a replacement that does not apply says nothing
+                        new = _eval_pure(operand, env, {})      # no code of the student's runs again
+                    except _Unsafe:           # a replacement that does not apply says nothing
                         new = None
                     finally:
                         setattr(sl, field, bound)
@@ -2309,8 +2308,8 @@ def _unpacked_parameters_hint(line: str, env: dict) -> str | None:
     if not isinstance(receiver, ast.Name):
         return None
     try:
-        owner = eval(compile(ast.Expression(node.value.func.value), "<hint>", "eval"), {}, dict(env))  # noqa: S307
-    except Exception:  # noqa: BLE001 - a hint never hides the error
+        owner = _eval_pure(node.value.func.value, env, {})     # no code of the student's runs again
+    except _Unsafe:
         return None
     if not isinstance(owner, torch.nn.Module):
         return None
