@@ -30,12 +30,31 @@ import sys
 
 import torch
 
-from seqcourse import hints
+from seqcourse import hints, pysource
 
 MAX_CALLS = 200          # calls kept per test line (the first per key): hidden tests before a visible line leave it room
 MAX_NUMEL = 100_000      # larger tensors are not copied or compared
 _CLOCK = itertools.count()   # orders every value recorded, across calls
 MAX_SEQ = 8              # values kept per variable bound again (a loop's first steps); the count is kept beyond
+
+
+_TREES: dict = {}       # file name -> (its text, its parsed tree or None): a cell is parsed once while it is unchanged
+
+
+def _cell_tree(filename):
+    """The syntax tree of the whole cell (or file) ``filename``, parsed once while its text stays the same; None when
+    it cannot be parsed. The readers of a student's lines (:func:`line_features`, :func:`_left_out`,
+    :func:`_written_view`) share it."""
+    text = "".join(linecache.getlines(filename))
+    hit = _TREES.get(filename)
+    if hit is not None and hit[0] == text:
+        return hit[1]
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        tree = None
+    _TREES[filename] = (text, tree)
+    return tree
 
 
 def _is_cell(filename) -> bool:
@@ -136,38 +155,31 @@ def _returned(returned) -> dict:
 ALIASES: dict = {}     # id(code) of a test's stand-in for an earlier part -> (code, that part's name) (use_reference)
 
 
-def _cell_caller(frame):
-    """``(qualname, file name, line number)`` of the nearest notebook function that called ``frame`` (through
-    PyTorch's or the course's own code), or None."""
-    f = frame.f_back
-    while f is not None:
-        if _is_cell(f.f_code.co_filename):
-            return (f.f_code.co_qualname, f.f_code.co_filename, f.f_lineno) if f.f_code.co_name != "<module>" \
-                else None
-        f = f.f_back
-    return None
-
-
-def _outermost(frame, test) -> bool:
-    """Whether no function of a notebook cell other than the test's own is between ``frame`` and the test cell's
-    frame ``test``: the call is the test line's (``model(x)`` reaches forward through PyTorch's code)."""
-    f = frame.f_back
-    while f is not None and f is not test:
-        if _is_cell(f.f_code.co_filename) and f.f_code.co_filename != test.f_code.co_filename:
-            return False
-        f = f.f_back
-    return True
-
-
-def test_frame(frame):
-    """The running test cell's module frame that ``frame`` was called from (the outermost frame of a notebook
-    cell's top level), or None."""
-    found = None
+def _cell_frames(frame) -> list:
+    """The frames of notebook cells from ``frame`` outwards (one walk of the stack; PyTorch's and the course's own
+    frames between them left out)."""
+    out = []
     while frame is not None:
-        if frame.f_code.co_name == "<module>" and _is_cell(frame.f_code.co_filename):
-            found = frame
+        if _is_cell(frame.f_code.co_filename):
+            out.append(frame)
         frame = frame.f_back
-    return found
+    return out
+
+
+def _where_called(frame) -> tuple:
+    """For a call's ``frame``, from one walk of the stack: ``(test, caller, outermost)``: the running test cell's
+    module frame (the outermost frame of a notebook cell's top level) or None; ``(qualname, file name, line
+    number)`` of the nearest notebook function that called it (through PyTorch's or the course's own code) or None;
+    whether no function of a notebook cell other than the test's own is between it and the test cell's frame (the
+    call is the test line's: ``model(x)`` reaches forward through PyTorch's code)."""
+    cells = _cell_frames(frame.f_back)
+    tops = [i for i, f in enumerate(cells) if f.f_code.co_name == "<module>"]
+    test = cells[tops[-1]] if tops else None
+    near = cells[0] if cells else None
+    caller = (near.f_code.co_qualname, near.f_code.co_filename, near.f_lineno) \
+        if near is not None and near.f_code.co_name != "<module>" else None
+    outermost = test is not None and all(f.f_code.co_filename == test.f_code.co_filename for f in cells[:tops[-1]])
+    return test, caller, outermost
 
 
 class Recorder:
@@ -204,7 +216,7 @@ class Recorder:
         signature = hints.call_signature(code, frame.f_locals)
         before = self.signatures.get(code)      # a function calling itself: what the calling call was given
         self.signatures[code] = signature       # what its latest call was given (an argument may be rebound later)
-        test = test_frame(frame.f_back)
+        test, caller, outermost = _where_called(frame)
         if test is None:
             return None
         line = linecache.getline(test.f_code.co_filename, test.f_lineno).strip()
@@ -213,16 +225,15 @@ class Recorder:
             alias = entry[1] if entry is not None and entry[0] is code else None
             if alias and line:
                 self.called.setdefault((line, alias), {}).setdefault(
-                    repr(signature), (signature, _cell_caller(frame), self.counter, code, self.top))
+                    repr(signature), (signature, caller, self.counter, code, self.top))
             return None
         key = (line, code.co_qualname, repr(signature))
         self.counter += 1
         if line:
-            if _outermost(frame, test):       # called by the test's line itself (through PyTorch's Module.__call__)
+            if outermost:       # called by the test's line itself (through PyTorch's Module.__call__)
                 self.top = (code.co_qualname, signature)
-            where = _cell_caller(frame)
             self.called.setdefault((line, code.co_qualname), {}).setdefault(
-                repr(signature), (signature, where, self.counter, code, self.top))
+                repr(signature), (signature, caller, self.counter, code, self.top))
             self.before.setdefault((line, code.co_qualname, repr(signature)), before)
         if not line or key in self.seen:
             return None
@@ -416,11 +427,8 @@ def line_features(filename, lineno, local=()) -> list:
     (the function's own variables: a callable argument) is a name read, bookkeeping calls (``.float()``,
     ``.reshape``...) are left out. Sorted; ``[]`` when it cannot be read.
     Only the statement's own line for a compound statement (a ``for``'s or ``if``'s head)."""
-    import ast
-
-    try:
-        tree = ast.parse("".join(linecache.getlines(filename)))
-    except (SyntaxError, ValueError):
+    tree = _cell_tree(filename)
+    if tree is None:
         return []
     best = None
     for node in ast.walk(tree):
@@ -623,11 +631,8 @@ def _left_out(code, filename, lineno) -> list:
     """The parameters of ``code`` that have defaults and that the call of it at ``lineno`` of ``filename`` does not
     pass (neither by position nor by name): they take their defaults. ``[]`` when none, or when it cannot be told
     (``*args``, ``**kwargs``, another call of that name on the line)."""
-    import ast
-
-    try:
-        tree = ast.parse("".join(linecache.getlines(filename)))
-    except (SyntaxError, ValueError):
+    tree = _cell_tree(filename)
+    if tree is None:
         return []
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno <= lineno <= (n.end_lineno or n.lineno)
              and (getattr(n.func, "id", None) or getattr(n.func, "attr", None)) == code.co_name]
@@ -729,17 +734,13 @@ def _written_view(call, var: str) -> str:
     """When the line that makes ``var`` makes a view of another tensor (``t.expand(B, T)``, ``x.T``, ``x[:, 0]``) and
     a later line of the function writes into ``var`` in place (``var[...] = ...``, ``var += ...``, ``var.fill_()``):
     that the write goes into the memory the view shares, in words; ``""`` otherwise."""
-    import ast
-    import inspect
-    import textwrap
-
-    try:
-        source = textwrap.dedent(inspect.getsource(call.code))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError):
+    tree = _cell_tree(call.code.co_filename)
+    made = call.first[var][1]
+    own = [n for n in ast.walk(tree or ast.Module(body=[], type_ignores=[]))
+           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= made <= n.end_lineno]
+    if not own:
         return ""
-    offset = call.code.co_firstlineno - 1
-    made = call.first[var][1] - offset
+    tree = min(own, key=lambda n: n.end_lineno - n.lineno)       # the function itself (the innermost def around it)
     stmt = next((n for n in ast.walk(tree) if isinstance(n, ast.Assign) and n.lineno <= made <= n.end_lineno
                  and any(isinstance(t, ast.Name) and t.id == var for t in n.targets)), None)
     if stmt is None:
@@ -763,7 +764,7 @@ def _written_view(call, var: str) -> str:
         and not n.func.attr.endswith("__") and isinstance(n.func.value, ast.Name) and n.func.value.id == var)]
     if not writes:
         return ""
-    line = linecache.getline(call.code.co_filename, writes[0].lineno + offset).strip()
+    line = linecache.getline(call.code.co_filename, writes[0].lineno).strip()
     rows = (" (all its rows share ONE memory location: a write into one row writes every row)"
             if kind == "an expanded view" else "")
     return (f"; `{var}` is {kind} of `{ast.unparse(base)}`{rows}, and your line \"{line}\" writes into it in place: "
@@ -775,11 +776,8 @@ def _unchecked(call, var: str, line: str, ref) -> str:
     """The variables that ``line`` (the one that makes ``var``) reads and that could not be compared with the
     reference's (the reference has no variable of that name, or one of another shape), with the lines that make
     them: the wrong value may come from them. ``""`` when there are none."""
-    import ast
-
-    try:
-        names = {n.id for n in ast.walk(ast.parse(line.split(" #")[0].strip())) if isinstance(n, ast.Name)}
-    except SyntaxError:
+    names = pysource.names_read(line)
+    if names is None:
         return ""
     own = call.code.co_varnames[:call.code.co_argcount + call.code.co_kwonlyargcount]
     loose = [n for n in call.first if n in names and n != var and n not in own and n in call.made
@@ -887,8 +885,6 @@ def _interleaved(call, name, ref, m: int) -> tuple | None:
     """When the values ``name`` takes hold every one of the reference's (as far as they were kept), in order, with
     others between them: ``(line that makes an extra value, line that makes the next reference value, [lines of the
     function between those two that read name])``; None otherwise."""
-    import ast
-
     seq = call.seq[name]
     patterns = [ref(name)] + [ref(f"{name}#{k}") for k in range(1, min(m, MAX_SEQ))]
     if any(p is None for p in patterns):
@@ -905,23 +901,11 @@ def _interleaved(call, name, ref, m: int) -> tuple | None:
     if later is None:
         return None
     half, whole = seq[extra][1], seq[later][1]
-    try:               # a step in two lines: the completing line comes after and goes on from the half-made value
-        reads = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(
-            ast.parse(linecache.getline(call.code.co_filename, whole).strip().split(" #")[0])))
-    except SyntaxError:
-        reads = False
-    if not reads or whole <= half:
+    filename = call.code.co_filename   # a step in two lines: the completing line comes after, from the half-made value
+    if whole <= half or name not in (pysource.names_read(linecache.getline(filename, whole)) or ()):
         return None
-    readers = []
-    lo, hi = sorted((half, whole))
-    for lineno in range(lo + 1, hi):
-        text = linecache.getline(call.code.co_filename, lineno)
-        try:
-            tree = ast.parse(text.strip().split(" #")[0])
-        except SyntaxError:
-            continue
-        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(tree)):
-            readers.append(lineno)
+    readers = [lineno for lineno in range(half + 1, whole)
+               if name in (pysource.names_read(linecache.getline(filename, lineno)) or ())]
     return half, whole, readers[:2]
 
 
