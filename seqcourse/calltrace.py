@@ -30,7 +30,7 @@ import sys
 
 import torch
 
-from seqcourse import hints, pysource
+from seqcourse import hints, pysource, rearrange
 
 MAX_CALLS = 200          # calls kept per test line (the first per key): hidden tests before a visible line leave it room
 MAX_NUMEL = 100_000      # larger tensors are not copied or compared
@@ -684,45 +684,42 @@ def _how(value, pattern) -> str:
     or ``""``."""
     if not isinstance(value, torch.Tensor) or not value.is_floating_point() or value.dim() == 0:
         return ""
-    v = value.double()
-    tries = [("its values are the reference's with the opposite sign", lambda: -v)]
-    n = v.dim()
-    for i, j in itertools.combinations(range(n), 2):
-        if v.shape[i] == v.shape[j] > 1:
-            tries.append((f"its values are the reference's transposed (axes {i} and {j} swapped)", lambda i=i, j=j: v.transpose(i, j)))
-    for d in range(n):
-        if v.shape[d] > 1:
-            tries.append((f"its values are the reference's reversed along axis {d}", lambda d=d: v.flip(d)))
-    for d in {0, n - 1}:
-        for k in (2, 3, 4):
-            if v.shape[d] % k or v.shape[d] < k:
+    try:
+        for said, made in itertools.islice(_rearranged(value.double()), 64):
+            try:
+                if hints.matches(made, pattern):
+                    return f" ({said})"
+            except Exception:  # noqa: BLE001 - a transform that does not apply says nothing
                 continue
-            blocks = v.chunk(k, dim=d)
-            for perm in itertools.permutations(range(k)):
-                if perm != tuple(range(k)):
-                    tries.append((f"its {k} blocks along axis {d} are the reference's in another order (yours "
-                                  f"hold the reference's blocks {[perm.index(j) for j in range(k)]})" if k > 2 else
-                                  f"its two halves along axis {d} are the reference's swapped", lambda perm=perm, blocks=blocks, d=d: torch.cat([blocks[p] for p in perm],
-                                                                                            dim=d)))
+    except Exception:  # noqa: BLE001 - nor one that cannot be made
+        pass
+    return ""
+
+
+def _rearranged(v):
+    """``(in words, v transformed)`` for the transforms :func:`_how` tries, lazily, in its order."""
+    yield "its values are the reference's with the opposite sign", -v
+    n = v.dim()
+    for (i, j), made in rearrange.swapped_axes(v):
+        yield f"its values are the reference's transposed (axes {i} and {j} swapped)", made
+    for d, made in rearrange.reversals(v):
+        yield f"its values are the reference's reversed along axis {d}", made
+    for (d, k, perm), made in rearrange.block_orders(v, sorted({0, n - 1})):
+        yield (f"its {k} blocks along axis {d} are the reference's in another order (yours hold the reference's "
+               f"blocks {[perm.index(j) for j in range(k)]})" if k > 2 else
+               f"its two halves along axis {d} are the reference's swapped"), made
     inside = bool(((v > 0) & (v < 1)).all())
     if inside:
-        tries.append(("squashed with a sigmoid where the reference's uses a tanh", lambda: torch.tanh(torch.logit(v))))
+        yield "squashed with a sigmoid where the reference's uses a tanh", torch.tanh(torch.logit(v))
     if bool(((v > -1) & (v < 1)).all()):
-        tries.append(("squashed with a tanh where the reference's uses a sigmoid", lambda: torch.sigmoid(torch.atanh(v))))
+        yield "squashed with a tanh where the reference's uses a sigmoid", torch.sigmoid(torch.atanh(v))
     if inside and n >= 2:
         for d in range(n):
             if bool(torch.allclose(v.sum(d), torch.ones((), dtype=v.dtype), atol=1e-5)):
                 for other in range(n):
                     if other != d and v.shape[other] > 1:
-                        tries.append((f"a softmax over axis {d} where the reference's is over axis {other}",
-                                      lambda other=other: torch.softmax(v.log(), dim=other)))
-    for said, make in tries[:64]:
-        try:
-            if hints.matches(make(), pattern):
-                return f" ({said})"
-        except Exception:  # noqa: BLE001 - a transform that does not apply says nothing
-            continue
-    return ""
+                        yield (f"a softmax over axis {d} where the reference's is over axis {other}",
+                               torch.softmax(v.log(), dim=other))
 
 
 _VIEWS = {"expand": "an expanded view", "expand_as": "an expanded view", "view": "a view", "transpose": "a view",

@@ -63,6 +63,7 @@ import torch.utils._python_dispatch
 import torch.utils.flop_counter
 from torch.autograd import profiler_legacy
 
+from . import rearrange
 from .pysource import callee_name
 
 __all__ = [
@@ -329,28 +330,19 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
         return squashed
 
     n = a.dim()
-    for i, j in itertools.combinations(range(n), 2):
-        if a.shape[i] == a.shape[j] > 1 and close(a.transpose(i, j), e):
+    for (i, j), swapped in rearrange.swapped_axes(a):
+        if close(swapped, e):
             return f"your values are the expected ones transposed (dimensions {i} and {j} swapped)"
 
-    for d in range(n):
-        size = a.shape[d]
-        for k in (2, 3, 4):
-            if size % k or size < k:
-                continue
-            blocks = a.chunk(k, dim=d)
-            for perm in itertools.permutations(range(k)):
-                if perm == tuple(range(k)):
-                    continue
-                # perm[j] = which of YOUR blocks holds the expected block j
-                if close(torch.cat([blocks[p] for p in perm], dim=d), e):
-                    if k == 2:
-                        return (f"the two halves along dimension {d} are swapped (the two directions, or "
-                                f"the two parts of a concatenation, in the wrong order)")
-                    order = [perm.index(j) for j in range(k)]
-                    return (f"the {k} blocks of size {size // k} along dimension {d} are in the wrong order: "
-                            f"your block j holds the expected block {order}[j] (gates in another order than "
-                            f"the stated one?)")
+    for (d, k, perm), reordered in rearrange.block_orders(a):    # perm[j] = which of YOUR blocks holds expected j
+        if close(reordered, e):
+            if k == 2:
+                return (f"the two halves along dimension {d} are swapped (the two directions, or "
+                        f"the two parts of a concatenation, in the wrong order)")
+            order = [perm.index(j) for j in range(k)]
+            return (f"the {k} blocks of size {a.shape[d] // k} along dimension {d} are in the wrong order: "
+                    f"your block j holds the expected block {order}[j] (gates in another order than "
+                    f"the stated one?)")
 
     for d in range(n):
         size = a.shape[d]
@@ -366,8 +358,8 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
                         f"the entries j, j + {k}, j + {2 * k}, ... instead of {k} consecutive blocks (a reshape or "
                         "view where chunk or split was needed?)")
 
-    for d in range(n):
-        if a.shape[d] > 1 and close(a.flip(d), e):
+    for d, reversed_ in rearrange.reversals(a):
+        if close(reversed_, e):
             return f"your values are the expected ones reversed along dimension {d} (time reversed?)"
 
     for d in range(n):
