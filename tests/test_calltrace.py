@@ -461,3 +461,31 @@ def test_nan_made_by_a_function_given_another_argument_than_the_references_names
     assert "but g was given a `mask` other than the reference's (it is the reference's inverted: True where the " \
            "reference's is False), from your line \"return g(x @ w, ~mask)\" in f" in msg, msg
 
+
+
+def test_a_cell_is_parsed_once_while_its_text_is_unchanged_and_again_when_it_changes():
+    """The readers of a student's lines share one parse of the cell (:func:`calltrace._cell_tree`); a cell run again
+    under the same name with other text is parsed again (never a stale tree)."""
+    import linecache
+
+    name = "<ipython-input-99-cache>"
+    linecache.cache[name] = (10, None, ["x = 1\n"], name)
+    try:
+        first = calltrace._cell_tree(name)
+        assert calltrace._cell_tree(name) is first
+        linecache.cache[name] = (10, None, ["y = 2\n", "z = y\n"], name)
+        again = calltrace._cell_tree(name)
+        assert again is not first and len(again.body) == 2
+        linecache.cache[name] = (10, None, ["def f(:\n"], name)
+        assert calltrace._cell_tree(name) is None
+    finally:
+        linecache.cache.pop(name, None)
+        calltrace._TREES.pop(name, None)
+
+
+def test_the_names_a_line_reads_leave_out_what_it_binds_and_its_comment():
+    from seqcourse import pysource
+
+    assert pysource.names_read("h, c = step(x, h)  # c is new") == {"step", "x", "h"}
+    assert pysource.names_read("out.append(h.sum())") == {"out", "h"}
+    assert pysource.names_read("for t in range(T):") is None      # not a statement alone
