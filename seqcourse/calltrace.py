@@ -420,10 +420,15 @@ _BOOKKEEPING = {"float", "double", "long", "int", "bool", "to", "reshape", "view
                 "zip", "enumerate", "dim", "numel"}
 
 
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+_OP_WORDS = {"+": "adds (+)", "-": "subtracts (-)", "*": "multiplies (*)", "/": "divides (/)"}
+
+
 def line_features(filename, lineno, local=()) -> list:
     """What the statement at ``lineno`` of ``filename`` calls and reads, in a form two ways of writing one line can
     share: ``call:relu`` (a function or method called, by its last name), ``name:layer`` (a name read),
-    ``self:W`` (an attribute of ``self`` read, or called), ``call:@`` (a matrix product); a call of one of ``local``
+    ``self:W`` (an attribute of ``self`` read, or called), ``call:@`` (a matrix product), ``op:+`` (one of the
+    arithmetic operators + - * /), ``mul:a*b`` (two names multiplied); a call of one of ``local``
     (the function's own variables: a callable argument) is a name read, bookkeeping calls (``.float()``,
     ``.reshape``...) are left out. Sorted; ``[]`` when it cannot be read.
     Only the statement's own line for a compound statement (a ``for``'s or ``if``'s head)."""
@@ -458,6 +463,8 @@ def line_features(filename, lineno, local=()) -> list:
                 out.add(f"self:{n.attr}")
             elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
                 out.add("call:@")
+            if isinstance(n, ast.BinOp) and type(n.op) in _OPS:             # + - * /: which arithmetic it does
+                out.add(f"op:{_OPS[type(n.op)]}")
             if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):     # which two names are multiplied
                 pair = sorted(b.id for b in (_base_name(n.left), _base_name(n.right)) if b is not None)
                 if len(pair) == 2:
@@ -487,6 +494,7 @@ def _known_features(code, common: set) -> set:
     out |= {f"mul:{a}*{b}" for a, b in itertools.combinations(sorted(common), 2)}
     out |= {f"mul:{a}*{a}" for a in common}
     out |= {f"call:{_FEATURE_ALIASES.get(n, n)}" for n in _vocabulary() if n not in _BOOKKEEPING}
+    out |= {f"op:{o}" for o in _OP_WORDS}
     return out
 
 
@@ -526,11 +534,11 @@ def _line_difference(call, var: str, ref, lineno: int | None = None) -> str:
         missing = sorted(f for f in kept(_known_features(call.code, common)) - mine if feature_key(f) in theirs)
         if not any(feature_key(f) in theirs for f in mine) and len(extra) + len(missing) > 3:
             return ""             # nothing in common: another way of writing the line, unless the lines are short
-        if var == "<return-line>":      # the result may be made elsewhere: only a layer or a name too many or few
-            extra = [f for f in extra if f.startswith(("self:", "name:"))]
-            missing = [f for f in missing if f.startswith(("self:", "name:"))]
-        if len(extra) + len(missing) > 3:       # too different to list: the calls alone, or the products alone,
-            for kind in ("call:", "mul:"):      # if they differ little
+        if var == "<return-line>":      # the result may be made elsewhere: a layer, a name or an operator too many
+            extra = [f for f in extra if f.startswith(("self:", "name:", "op:"))]       # or too few
+            missing = [f for f in missing if f.startswith(("self:", "name:", "op:"))]
+        if len(extra) + len(missing) > 3:       # too different to list: the calls alone, the products alone, or the
+            for kind in ("call:", "mul:", "op:"):      # operators alone, if they differ little
                 e, m = [f for f in extra if f.startswith(kind)], [f for f in missing if f.startswith(kind)]
                 if 0 < len(e) + len(m) <= 2:
                     extra, missing = e, m
@@ -544,11 +552,15 @@ def _line_difference(call, var: str, ref, lineno: int | None = None) -> str:
             kind, name = f.split(":", 1)
             if kind == "mul":
                 return "multiplies `{}` by `{}`".format(*name.split("*"))
+            if kind == "op":
+                return _OP_WORDS[name]
             return {"call": "calls " + ("a matrix product (@)" if name == "@" else "a transpose (.T)" if name == "T"
                                         else name),
                     "name": f"reads `{name}`", "self": f"uses self.{name}"}[kind]
 
         def group(features):      # "calls exp and sum and reads `x`": one verb per kind
+            if any(f.startswith("mul:") for f in features):      # which names are multiplied says the * already
+                features = [f for f in features if f != "op:*"]
             out, verbs = [], {}
             for f in features:
                 verb, _, what = said(f).partition(" ")

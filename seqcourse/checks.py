@@ -116,6 +116,10 @@ def _shape_hint(got: tuple, want: tuple, sizes: dict | None = None) -> str:
             if w and g % w == 0:
                 return (f"dimension {d} is {g // w} times too large ({g} instead of {w}"
                         + ("; blocks or directions concatenated?)" if last else ")"))
+            if g == 1 and not last:
+                return (f"dimension {d} holds ONE entry where {w} are expected: one value kept where one per "
+                        f"step (or per position) is meant (a list appended once, after the loop, or a variable "
+                        f"overwritten at every step?)")
             if g and w % g == 0:
                 return (f"dimension {d} is {w // g} times too small ({g} instead of {w}"
                         + ("; a block or a direction missing?)" if last else ")"))
@@ -1542,6 +1546,9 @@ _ERROR_HINTS = _SELF_EXPLAINED + (
     ("input.size(-1) must be equal to input_size", "the LSTM/RNN was built for another number of input features: "
      "input_size is the size of the input's LAST axis (the embedding size; 2 * H after a bidirectional layer); a "
      "(T, B, F) input given to a batch_first=True layer reads the axes in the wrong places"),
+    ("Odd number of params or hiddens given to a bidirectional RNN", "a bidirectional layer given a packed batch "
+     "and an initial state with one slice per layer where it needs one per direction too: h_0 and c_0 have shape "
+     "(num_layers * 2, B, H), (2, B, H) for one layer (or give no state: zeros are the default)"),
     ("For unbatched 2-D input", "a 2-D input is read as ONE sequence (T, F): give nn.LSTM a batch (B, T, F) "
      "(batch_first=True) with states (1, B, H), or x[None] for a batch of one"),
     ("'indices' to have one of the following scalar types", "an embedding looks up integer token ids: give it the "
@@ -1809,6 +1816,20 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
     if len(sf) == 1 and len(sk) >= 2 and 1 not in sk and a.numel() == b.numel():   # one flattened, the other not
         return (hint + f"; {tf} has as many entries as {tk} ({a.numel()}): one of the two was flattened and the "
                 f"other was not: flatten both the same way ({tk}.reshape(-1)), or keep {tf} in the shape {_fmt(sk)}")
+    for small, big, text in ((sa, sb, tb), (sb, sa, ta)):       # text: the big one's
+        product = next((n for t, v, n in values if t == text and isinstance(n, ast.BinOp)
+                        and isinstance(n.op, ast.MatMult)), None)
+        flipped = big[:-2] + (big[-1], big[-2]) if len(big) >= 2 else None
+        if product is not None and flipped and _broadcasts(flipped, small) and not _broadcasts(big, small):
+            turn = lambda e: (ast.unparse(e.value) if isinstance(e, ast.Attribute) and e.attr in ("T", "mT")  # noqa: E731
+                              else f"{ast.unparse(e)}.T")
+            other = f"{turn(product.right)} @ {turn(product.left)}"
+            turned = (f"; or, if each row is meant to be one example: {other} gives {_fmt(flipped)} (the product "
+                      f"the other way round, the same numbers transposed), which broadcasts with "
+                      f"{(tb if text == ta else ta)} {_fmt(small)} as it is")
+            break
+    else:
+        turned = ""
     for small, big, text in sorted([(sa, sb, ta), (sb, sa, tb)], key=lambda x: len(x[0])):
         core = tuple(s for s in small if s != 1)
         if len(core) >= len(big):
@@ -1820,7 +1841,7 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
         if fix:
             where = "a new axis in the wrong place: " if len(small) == len(big) else ""
             hint += f"; {where}{base}{fix} would line its axes up with the equal sizes of {_fmt(big)}"
-            if len(small) < len(big):
+            if len(small) < len(big) and not turned:
                 hint += (f" -- if {base} has the shape you meant: one axis fewer may also be an index that dropped "
                          f"an axis where {base} was made (x[:, k] for x[:, k:], a slice's colon lost) or a "
                          f"reduction too many")
@@ -1832,7 +1853,7 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
                      f"{reduced.group(1)} keeps it with size 1 (or index its result with [..., None]), so that "
                      f"it lines up with {_fmt(big)}")
             break
-    return hint
+    return hint + turned
 
 
 def _meet(sa, sb) -> set:
@@ -2001,19 +2022,28 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "", msg: s
         hint += f"; {order}"
         fits = []
     names = _code_names(source) if not fits and not order else set()   # other tensors when no rewriting fits
+    unread = _unread_names(source) if names else set()
+    others = []
     for text, other in ((ta, tb), (tb, ta)):
-        base = re.fullmatch(r"(\w+)(\.mT|\.T)?", text)
+        base = re.fullmatch(r"(\w+)(\.mT|\.T|\.transpose\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\))?", text)
         if not base or not env or not names:
             continue
         for name in sorted(names - {base.group(1)}):
             value = env.get(name)
             if not isinstance(value, torch.Tensor) or value.dim() != _value_of_text(values, base.group(1)):
                 continue
-            swapped = value.mT if base.group(2) and value.dim() >= 2 else value
+            try:
+                swapped = (value.transpose(int(base.group(3)), int(base.group(4))) if base.group(3) is not None
+                           else value.mT if base.group(2) and value.dim() >= 2 else value)
+            except (IndexError, RuntimeError):
+                continue
             shape = (_product_shape(tuple(swapped.shape), tuple(b.shape)) if text == ta
                      else _product_shape(tuple(a.shape), tuple(swapped.shape)))
             if shape is not None:
-                fits.append((text.replace(base.group(1), name, 1) + f" in place of {text}", shape))
+                never = f" (your `{name}` is made and never used)" if name in unread else ""
+                others.append((name not in unread, text.replace(base.group(1), name, 1) + f" in place of {text}"
+                               + never, shape))
+    fits += [(t, shape) for _, t, shape in sorted(others, key=lambda o: o[0])]   # an unused variable first
     if fits:
         hint += "; " + ", ".join(f"{t} would give {_fmt(shape)}" for t, shape in fits[:4]) + (
             ": which one is your equation (" + ("an element-wise product, " if sa == sb else "")
@@ -2110,6 +2140,17 @@ def _code_names(source: str) -> set:
     tree = _source_tree(source)
     return {n.id if isinstance(n, ast.Name) else n.arg for n in ast.walk(tree)
             if isinstance(n, (ast.Name, ast.arg))} if tree is not None else set()
+
+
+def _unread_names(source: str) -> set:
+    """The names a function's ``source`` binds and never reads (a variable made and then forgotten: often the one
+    a later line meant to use)."""
+    tree = _source_tree(source)
+    if tree is None:
+        return set()
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return stored - read
 
 
 def _value_of_text(values: list, name: str) -> int:
@@ -2259,6 +2300,12 @@ def _attribute_hint(value: AttributeError) -> str | None:
                 src = textwrap.dedent(inspect.getsource(fn))
             except (OSError, TypeError):
                 continue
+            layer = re.search(rf"\bself\.{re.escape(name)}\s*=\s*((?:torch\.)?nn\.\w+)\(", src)
+            if layer:       # a layer built in forward: new random weights at each call, never trained
+                return (f"{type(obj).__name__}.{name} is a layer built in its method {meth} (self.{name} = "
+                        f"{layer.group(1)}(...)): build layers in __init__, so that they exist from the start, are "
+                        f"in model.parameters() for the optimizer, and keep their weights from one call to the next "
+                        f"(one built in {meth} is a new random layer at every call)")
             if setter.search(src):
                 return (f"{type(obj).__name__}.{name} is set by its method {meth} (self.{name} = ...), so it "
                         f"exists only once {meth} has run: read it after the call to {meth} (the value of "
@@ -2267,7 +2314,13 @@ def _attribute_hint(value: AttributeError) -> str | None:
         close = difflib.get_close_matches(name, [a for a in dir(obj) if not a.startswith("__")], n=2)
     except Exception:  # noqa: BLE001 - an object whose dir() fails
         close = []
-    return f"did you mean {' or '.join(close)}?" if close else None
+    if close:
+        return f"did you mean {' or '.join(close)}?"
+    if type(obj).__name__.startswith("_") and isinstance(obj, torch.nn.Module):     # a test's stand-in model
+        return (f"the test gives your function a model of its own (a {type(obj).__name__}), which has no .{name}: "
+                f"your function must work for any model, so use only what every nn.Module has (model(x), "
+                f"model.parameters() for ALL the weights, model.train()/eval()), not an attribute of one class")
+    return None
 
 
 def _joined_sizes(values: list) -> str:
@@ -2317,8 +2370,69 @@ def _unpacked_parameters_hint(line: str, env: dict) -> str | None:
             f"without biases) rather than by position")
 
 
+def _stacked_layer_hint(text: str, layer, fed: int, env: dict) -> str | None:
+    """When ``layer``, given ``fed`` features, is a layer above the first of a stack (an nn.ModuleList or
+    nn.Sequential of the function's ``self``/``model``) whose FIRST layer takes ``fed`` features: every layer is given
+    the stack's input, where each one above the first reads the output of the one below it; None otherwise."""
+    for owner_name in ("self", "model"):
+        owner = env.get(owner_name)
+        if not isinstance(owner, torch.nn.Module):
+            continue
+        for name, stack in owner.named_children():
+            if not isinstance(stack, (torch.nn.ModuleList, torch.nn.Sequential)):
+                continue
+            layers = list(stack)
+            k = next((i for i, m in enumerate(layers) if m is layer), None)
+            first = layers[0] if layers else None
+            if k and isinstance(first, torch.nn.RNNBase) and first.input_size == fed:
+                below = layers[k - 1]
+                made = below.hidden_size * (2 if below.bidirectional else 1) \
+                    if isinstance(below, torch.nn.RNNBase) else None
+                said = f" (the outputs of {owner_name}.{name}[{k - 1}] below it)" if made == layer.input_size else ""
+                return (f"{text} is {owner_name}.{name}[{k}], built with input_size={layer.input_size}{said}, but "
+                        f"what you give it has {fed} features, the "
+                        f"size of the stack's input (what {owner_name}.{name}[0] takes): every layer is given the "
+                        f"input x; pass each layer's output on as the next layer's input (the layer is built "
+                        f"right)")
+    return None
+
+
+def _rnn_input_hint(msg: str, line: str, env: dict) -> str | None:
+    """PyTorch's "input.size(-1) must be equal to input_size. Expected X, got Y" at a line that calls a recurrent
+    layer: the tensor given, and which other layer of the same module makes Y features (the tensor given is that
+    layer's output, fed where the input is meant?); None when the call cannot be read."""
+    sizes = re.search(r"must be equal to input_size\. Expected (\d+), got (\d+)", msg)
+    if not sizes:
+        return None
+    built, fed = int(sizes.group(1)), int(sizes.group(2))
+    for owner_name, attr, arg in re.findall(r"\b(self|model)\.(\w+)\(\s*([^,()]+(?:\([^()]*\))?)", line):
+        owner = env.get(owner_name)
+        layer = getattr(owner, attr, None)
+        if not (isinstance(layer, torch.nn.RNNBase) and layer.input_size == built):
+            continue
+        makers = []
+        for name, m in owner.named_children():
+            out = (m.out_features if isinstance(m, torch.nn.Linear) else m.embedding_dim if isinstance(
+                m, torch.nn.Embedding) else m.hidden_size * (2 if m.bidirectional else 1) if isinstance(
+                m, torch.nn.RNNBase) else None)
+            if out == fed:
+                makers.append((m is layer, f"{owner_name}.{name}"))
+        makers.sort(key=lambda k: not k[0])       # the layer's own output first (fed back as its input?)
+        said = (f", as many as {makers[0][1]} makes: is `{arg.strip()}` {makers[0][1]}'s"
+                + (" own" if makers[0][0] else "") + f" output fed back, where a tensor of the input's {built} "
+                "features is meant (what the notebook says each step is given)?" if makers else
+                f": give it a tensor with {built} features on its last axis")
+        return (f"{owner_name}.{attr} is an nn.{type(layer).__name__} built with input_size={built} (the input's "
+                f"features), but `{arg.strip()}` has {fed} on its last axis{said}")
+    return None
+
+
 def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | None:
     """A hint made from the actual shapes on the failing ``line`` (``env``: the frame's globals and locals)."""
+    if "must be equal to input_size" in msg:
+        fed = _rnn_input_hint(msg, line, env)
+        if fed:
+            return fed
     if "values to unpack" in msg:
         unpacked = _unpacked_parameters_hint(line, env)
         if unpacked:
@@ -2359,6 +2473,9 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
                             f"built for (the parts the equation asks for), or, if you built the layer yourself, "
                             f"build it with in_features={fed}")
                 if isinstance(layer, torch.nn.RNNBase) and layer.input_size == built:
+                    stacked = _stacked_layer_hint(text, layer, fed, env)
+                    if stacked:
+                        return stacked
                     return (f"{text} is an nn.{type(layer).__name__} built with input_size={built}, but what you give "
                             f"it has {fed} features: build it with input_size={fed} (a layer above another one reads "
                             f"that layer's outputs, H or 2H features, not the input's)")
@@ -2693,8 +2810,19 @@ def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: st
             said_lines = " or ".join(f'"{text}"' for _, text in lines)
             where = f"{via}; it goes wrong at your line {said_lines}" + (" (whichever ran)" if len(lines) > 1 else "")
             joined = [m.group(1) for _, text in lines for m in [re.search(r"\b(?:stack|cat)\(\s*(\w+)\b", text)] if m]
+            added = [m.groups() for _, text in lines
+                     for m in [re.search(r"\b(stack|cat)\(\s*(\w+)\s*\+\s*(\w+)\s*[,)]", text)] if m]
             swapped = _join_swapped(lines, got, want) if not followed[1:] else ""
-            if swapped:    # the items are right: cat where stack is meant (or the reverse)
+            if added and all(isinstance(local.get(n), list) for n in added[0][1:]) and len(lines) == 1:
+                how, a, b = added[0]     # list + list: the lists joined end to end, not the tensors side by side
+                bound -= {n for b_ in bindings if b_[0] in at for n in b_[1]}     # no edit hint: this says it
+                where = (f"; it is made at your line {said_lines} from `{a} + {b}`: + of two Python lists joins them "
+                         f"end to end ({len(local[a])} + {len(local[b])} = {len(local[a]) + len(local[b])} items, all "
+                         f"of {a}'s, then all of {b}'s), so torch.{how} sees them as {len(local[a]) + len(local[b])} "
+                         f"positions; to put the two tensors of each position side by side, join them along the "
+                         f"features: torch.cat([torch.stack({a}, 1), torch.stack({b}, 1)], dim=-1) (or torch.cat of "
+                         "each pair)")
+            elif swapped:    # the items are right: cat where stack is meant (or the reverse)
                 where = f"; it is made at your line {said_lines}: {swapped}"
             elif joined:   # a list joined there: what filled it is where it went wrong
                 items = local.get(joined[0])
@@ -2862,9 +2990,26 @@ def _call_hint(msg: str, line: str, env: dict) -> str | None:
     return None
 
 
-def _operand_hint(value: BaseException, line: str, env: dict) -> str | None:
+def _bound_at(source: str, name: str) -> str | None:
+    """The first line of a function's ``source`` that binds ``name`` (``name = ...``, ``for name in ...``), as
+    text; None when there is none."""
+    tree = _source_tree(source)
+    if tree is None:
+        return None
+    lines = textwrap.dedent(source).splitlines()
+    for n in ast.walk(tree):
+        targets = (n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.For, ast.AugAssign))
+                   else [])
+        if any(isinstance(t, ast.Name) and t.id == name or isinstance(t, ast.Tuple) and any(
+                isinstance(e, ast.Name) and e.id == name for e in t.elts) for t in targets):
+            return lines[n.lineno - 1].strip().split("  #")[0].strip() if n.lineno <= len(lines) else None
+    return None
+
+
+def _operand_hint(value: BaseException, line: str, env: dict, source: str = "") -> str | None:
     """For a KeyError, an index out of range or an operator given operands it does not take: which expression on
-    the line it is, and what it holds."""
+    the line it is, and what it holds (with the lines that made the list and the index, when ``source`` has
+    them)."""
     nodes = _line_nodes(line)
     msg = str(value)
     if isinstance(value, KeyError) and value.args:
@@ -2880,6 +3025,13 @@ def _operand_hint(value: BaseException, line: str, env: dict) -> str | None:
             if isinstance(n, ast.Subscript):
                 base, i = _operand(n.value, env), _operand(n.slice, env)
                 if type(base) in (list, tuple) and type(i) is int and not -len(base) <= i < len(base):
+                    made = {t: _bound_at(source, t) for t in (ast.unparse(n.value), ast.unparse(n.slice))
+                            if t.isidentifier()} if source else {}
+                    if len(made) == 2 and all(made.values()):
+                        lst, idx = ast.unparse(n.value), ast.unparse(n.slice)
+                        return (f"{lst} has {len(base)} items (your line \"{made[lst]}\") and {idx} is {i} (your "
+                                f"line \"{made[idx]}\"): the two count different things, so one of those lines "
+                                "reads the wrong size (which axis of which tensor is the batch, the steps, ...?)")
                     return (f"{ast.unparse(n.value)} has {len(base)} items and {ast.unparse(n.slice)} is {i}: "
                             f"{ast.unparse(n.slice)} counts something else than {ast.unparse(n.value)} holds (what "
                             "gives its values, and over which axis?)")
@@ -3087,6 +3239,35 @@ _BIN_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Flo
                 ast.Pow: "** or pow()", ast.BitXor: "^", ast.BitAnd: "&", ast.BitOr: "|", ast.MatMult: "@"}
 
 
+def _signature_changed_hint(msg: str, line: str, tb) -> str | None:
+    """A test's call that raised "f() missing N required positional argument(s)" or "f() takes N positional
+    arguments but M were given" before any of the student's code ran: the student's function has other parameters
+    than the notebook's signature, which the test calls. Says both; None when the function is not the notebook's."""
+    found = re.match(r"([\w.]+)\(\) (?:missing \d+ required (?:positional|keyword-only) argument|takes (?:from )?\d+)",
+                     msg)
+    if not found:
+        return None
+    import traceback
+
+    from seqcourse import calltrace
+
+    top = next((fr for fr, _ in traceback.walk_tb(tb) if calltrace._is_cell(fr.f_code.co_filename)), None)
+    if top is None:
+        return None
+    obj = top.f_globals.get(found.group(1).split(".")[0])
+    for part in found.group(1).split(".")[1:]:
+        obj = getattr(obj, part, None)
+    if not isinstance(obj, types.FunctionType) or not calltrace._is_cell(obj.__code__.co_filename):
+        return None
+    sig = _signature(obj)
+    if sig is None:
+        return None
+    return (f"your {found.group(1)} takes {sig[0]}, but the line \"{line.strip()}\" calls it otherwise: the tests "
+            "and the later parts call it with the notebook's signature, so keep the parameters of the notebook's stub"
+            + ("; unpack inside the function what arrives as one argument (a state tuple: h, c = state)"
+               if "missing" in msg else ""))
+
+
 def _error_edit_hint(line: str, ename: str, message: str) -> str:
     """The edits of the reference that raise this very error at this line of a visible test (recorded by ``python -m
     autograder.edit_hints``; in words), or ``""``. Never fails."""
@@ -3144,7 +3325,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             specific, hint = bool(at) and not made, at or hint
             if not at:
                 try:
-                    said = (_api_hint(value, deepest.line or "", env) or _operand_hint(value, deepest.line or "", env)
+                    said = (_api_hint(value, deepest.line or "", env) or _operand_hint(value, deepest.line or "", env, source)
                             or _call_hint(msg, deepest.line or "", env))
                 except Exception:  # noqa: BLE001 - a hint never hides the error
                     said = None
@@ -3169,6 +3350,13 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             hint = _attribute_hint(value) or hint
         except Exception:  # noqa: BLE001 - a hint never hides the error
             pass
+    if isinstance(value, TypeError) and not mine:
+        try:
+            called = _signature_changed_hint(msg, outer.line or "", tb)
+        except Exception:  # noqa: BLE001 - a hint never hides the error
+            called = None
+        if called:
+            specific, hint = True, called
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
     specific = specific or any(key in msg for key, _ in _SELF_EXPLAINED)

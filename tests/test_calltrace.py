@@ -377,7 +377,7 @@ def test_the_named_line_is_compared_with_the_references_line_by_what_it_calls_an
     assert "(compared with the reference's line that makes `b`: yours calls exp, which the reference's does not)" \
         in msg, msg
     msg = _message(shell, REFERENCE.replace("b = torch.tanh(a)", "b = torch.tanh(a + x.sum(1, keepdim=True))"))
-    assert "yours calls sum and reads `x`, which the reference's does not" in msg, msg
+    assert "yours calls sum and reads `x` and adds (+), which the reference's does not" in msg, msg
     msg = _message(shell, REFERENCE.replace("b = torch.tanh(a)", "b = torch.sigmoid(a)"))
     assert "yours calls sigmoid, which the reference's does not; the reference's calls tanh, which yours does not" \
         in msg, msg

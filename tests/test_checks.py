@@ -989,6 +989,9 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "expected target dtype": lambda: F.cross_entropy(torch.ones(6, 5), torch.zeros(6)),
              "input.size(-1)": lambda: nn.LSTM(3, 4, batch_first=True)(torch.ones(2, 5, 9)),
              "For unbatched 2-D input": lambda: nn.LSTM(3, 4)(torch.ones(5, 3), (torch.ones(1, 2, 4),) * 2),
+             "Odd number of params or hiddens given to a bidirectional RNN": lambda: nn.LSTM(3, 4, bidirectional=True)(
+                 nn.utils.rnn.pack_padded_sequence(torch.ones(5, 2, 3), torch.tensor([5, 3])),
+                 (torch.zeros(1, 2, 4),) * 2),
              "'indices' to have": lambda: nn.Embedding(5, 3)(torch.ones(2, 3)),
              "must be Tensor, not": lambda: F.cross_entropy(torch.ones(6, 5), long_ids, 0),
              "could not infer output dtype": lambda: torch.ones(3, dtype=torch.bool).mean(),
