@@ -495,7 +495,22 @@ def _known_features(code, common: set) -> set:
     out |= {f"mul:{a}*{a}" for a in common}
     out |= {f"call:{_FEATURE_ALIASES.get(n, n)}" for n in _vocabulary() if n not in _BOOKKEEPING}
     out |= {f"op:{o}" for o in _OP_WORDS}
+    out |= {f"call:{n}" for n in _notebook_callables()}
     return out
+
+
+def _notebook_callables() -> set:
+    """The names of the functions and classes in the notebook's namespace (the student's): a reference's line that
+    calls one of them may be said to (the student sees every one of these names)."""
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        space = shell.user_ns if shell is not None else {}
+    except Exception:  # noqa: BLE001 - no IPython: no names
+        return set()
+    return {name for name, value in list(space.items())       # every name there is one the student can read
+            if not name.startswith("_") and callable(value) and not isinstance(value, torch.nn.Module)}
 
 
 @functools.lru_cache(maxsize=1)
@@ -532,12 +547,18 @@ def _line_difference(call, var: str, ref, lineno: int | None = None) -> str:
         mine = kept(mine)
         extra = sorted(f for f in mine if feature_key(f) not in theirs)
         missing = sorted(f for f in kept(_known_features(call.code, common)) - mine if feature_key(f) in theirs)
-        if not any(feature_key(f) in theirs for f in mine) and len(extra) + len(missing) > 3:
+        helpers = {f"call:{n}" for n in _notebook_callables()}
+        limit = 3 + min(1, len(helpers & set(missing)))       # a helper of the notebook's called: one more said
+        if not any(feature_key(f) in theirs for f in mine) and len(extra) + len(missing) > limit:
             return ""             # nothing in common: another way of writing the line, unless the lines are short
         if var == "<return-line>":      # the result may be made elsewhere: a layer, a name or an operator too many
-            extra = [f for f in extra if f.startswith(("self:", "name:", "op:"))]       # or too few
-            missing = [f for f in missing if f.startswith(("self:", "name:", "op:"))]
-        if len(extra) + len(missing) > 3:       # too different to list: the calls alone, the products alone, or the
+            swapped = [f for f in extra if f.startswith("call:")], [f for f in missing if f.startswith("call:")]
+            kinds = ("self:", "name:", "op:")
+            extra = [f for f in extra if f.startswith(kinds)]       # or too few; a call for another call too, when
+            missing = [f for f in missing if f.startswith(kinds)]   # that is all or nearly all that differs
+            if tuple(map(len, swapped)) == (1, 1) and len(extra) + len(missing) <= 1:
+                extra, missing = sorted(extra + swapped[0]), sorted(missing + swapped[1])
+        if len(extra) + len(missing) > limit:   # too different to list: the calls alone, the products alone, or the
             for kind in ("call:", "mul:", "op:"):      # operators alone, if they differ little
                 e, m = [f for f in extra if f.startswith(kind)], [f for f in missing if f.startswith(kind)]
                 if 0 < len(e) + len(m) <= 2:

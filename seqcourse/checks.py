@@ -340,6 +340,12 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
 
     for (d, k, perm), reordered in rearrange.block_orders(a):    # perm[j] = which of YOUR blocks holds expected j
         if close(reordered, e):
+            if a.shape[d] == k:          # blocks of one entry: the entries (rows of a batch?) in another order
+                order = [perm.index(j) for j in range(k)]
+                return (f"your values are the expected ones in another order along dimension {d}: your index j "
+                        f"holds the expected index {order}[j]" + (
+                            " (the examples of the batch reordered: sorted, e.g. longest first for packing, and not "
+                            "put back in the order they were given?)" if d == 0 else ""))
             if k == 2:
                 return (f"the two halves along dimension {d} are swapped (the two directions, or "
                         f"the two parts of a concatenation, in the wrong order)")
@@ -1460,7 +1466,14 @@ _SELF_EXPLAINED = (
     ("cannot access local variable", "the variable is given a value only on some paths (an if/elif without the case "
      "this call takes, or a loop that ran zero times) or only after this line: give it a value on every path"),
 )
+_DOUBLE_FLOAT = ("a float64 (double) tensor and a float32 one in one product: PyTorch does not mix them there; a "
+                 "tensor made in float64 (dtype=torch.float64, .double(), torch.from_numpy of a NumPy array) meets the "
+                 "float32 ones: keep one dtype, converting where it is made (.to(other.dtype), or .float())")
+
 _ERROR_HINTS = _SELF_EXPLAINED + (
+    ("double != float", _DOUBLE_FLOAT), ("float != double", _DOUBLE_FLOAT), ("Double and Float", _DOUBLE_FLOAT),
+    ("Float and Double", _DOUBLE_FLOAT), ("scalar type Double but found Float", _DOUBLE_FLOAT),
+    ("scalar type Float but found Double", _DOUBLE_FLOAT),
     ("mat1 and mat2 shapes cannot be multiplied", "a matrix product whose inner sizes differ: a .T missing or one "
      "too many, or the wrong matrix?"),
     ("must match the size of tensor b", "two shapes that do not broadcast: print the shapes on that line (a (B, T) "
@@ -2289,6 +2302,14 @@ def _attribute_hint(value: AttributeError) -> str | None:
     name, obj = getattr(value, "name", None), getattr(value, "obj", None)
     if not name or obj is None or isinstance(obj, types.ModuleType):
         return None
+    if type(obj) is str and hasattr(torch.Tensor, name) and len(obj) <= 40:
+        return (f"that object is the string {obj!r}, not a tensor: a dict unpacked or iterated (a, b = d; for k in d) "
+                "gives its KEYS, the strings; read the values with d[key], d.values() or d.items()")
+    if type(obj) is list and hasattr(torch.Tensor, name):
+        return (f"that object is a Python {type(obj).__name__}, where a tensor is meant (a {type(obj).__name__} has "
+                f"no .{name}): a .tolist() or a comprehension made it one; keep the tensor where it goes on to "
+                "PyTorch code, and convert to numbers only where numbers are needed (torch.stack for a list of "
+                "tensors)")
     setter = re.compile(rf"\bself\.{re.escape(name)}\s*(=[^=]|:)")
     for cls in type(obj).__mro__:
         if cls.__module__ == "builtins" or cls.__module__.startswith("torch."):
@@ -2433,6 +2454,19 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
         fed = _rnn_input_hint(msg, line, env)
         if fed:
             return fed
+    if re.search(r"double != float|float != double|Double and Float|Float and Double|scalar type (Double|Float) but found", msg):
+        try:
+            found = _line_values(line, env)
+        except Exception:  # noqa: BLE001 - a hint never hides the error
+            found = []
+        doubles = [t for t, v, n in found if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
+                   and isinstance(v, torch.Tensor) and v.dtype == torch.float64]
+        singles = [t for t, v, n in found if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
+                   and isinstance(v, torch.Tensor) and v.dtype == torch.float32]
+        if doubles and singles:
+            return (f"{doubles[0]} is float64 (double) and {singles[0]} float32 here: PyTorch does not mix them in a "
+                    f"product; make {doubles[0]} float32 where it is made (or convert with .to({singles[0]}.dtype)), "
+                    "or keep everything in one dtype")
     if "values to unpack" in msg:
         unpacked = _unpacked_parameters_hint(line, env)
         if unpacked:

@@ -1022,6 +1022,10 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
                  torch.tensor([True, False]), torch.ones(2, 3)),
              "backward through the graph a second time": backward_twice,
              "missing 1 required positional argument": lambda: torch.softmax(torch.ones(3)),
+             "Double and Float": lambda: nn.LSTMCell(3, 4)(torch.ones(2, 3, dtype=torch.float64)),
+             "double != float": lambda: torch.ones(2, 3, dtype=torch.float64) @ torch.ones(3, 4),
+             "float != double": lambda: torch.ones(2, 3) @ torch.ones(3, 4, dtype=torch.float64),
+             "scalar type Double but found Float": lambda: torch.ones(2, 2, 3, dtype=torch.float64) @ torch.ones(2, 3, 4),
              "takes 1 positional argument": lambda: torch.zeros((2, 3), 4)}
     for part, make in cases.items():
         with pytest.raises(Exception) as info:
