@@ -2454,19 +2454,6 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
         fed = _rnn_input_hint(msg, line, env)
         if fed:
             return fed
-    if re.search(r"double != float|float != double|Double and Float|Float and Double|scalar type (Double|Float) but found", msg):
-        try:
-            found = _line_values(line, env)
-        except Exception:  # noqa: BLE001 - a hint never hides the error
-            found = []
-        doubles = [t for t, v, n in found if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
-                   and isinstance(v, torch.Tensor) and v.dtype == torch.float64]
-        singles = [t for t, v, n in found if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
-                   and isinstance(v, torch.Tensor) and v.dtype == torch.float32]
-        if doubles and singles:
-            return (f"{doubles[0]} is float64 (double) and {singles[0]} float32 here: PyTorch does not mix them in a "
-                    f"product; make {doubles[0]} float32 where it is made (or convert with .to({singles[0]}.dtype)), "
-                    "or keep everything in one dtype")
     if "values to unpack" in msg:
         unpacked = _unpacked_parameters_hint(line, env)
         if unpacked:
@@ -2480,6 +2467,15 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
             return _where_condition_hint([], source) if "condition to be a boolean tensor" in msg else None
         except Exception:  # noqa: BLE001
             return None
+    if any(key in msg for key, hint in _ERROR_HINTS if hint is _DOUBLE_FLOAT):     # which tensor is float64
+        tensors = [(t, v.dtype) for t, v, n in values if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
+                   and isinstance(v, torch.Tensor)]
+        doubles = [t for t, dtype in tensors if dtype == torch.float64]
+        singles = [t for t, dtype in tensors if dtype == torch.float32]
+        if doubles and singles:
+            return (f"{doubles[0]} is float64 (double) and {singles[0]} float32 here: PyTorch does not mix them in a "
+                    f"product; make {doubles[0]} float32 where it is made (or convert with .to({singles[0]}.dtype)), "
+                    "or keep everything in one dtype")
     try:
         if any(isinstance(n, ast.Attribute) and n.attr == "T" and isinstance(_value_at(n.value, values), torch.Tensor)
                and _value_at(n.value, values).dim() > 2 for _, _, n in values):      # .T of a 3-D tensor there
