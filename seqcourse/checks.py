@@ -2391,6 +2391,18 @@ def _unpacked_parameters_hint(line: str, env: dict) -> str | None:
             f"without biases) rather than by position")
 
 
+def _features_out(module) -> int | None:
+    """How many features a layer's output has on its last axis (a recurrent layer's: both directions); None for a
+    module of another kind."""
+    if isinstance(module, torch.nn.Linear):
+        return module.out_features
+    if isinstance(module, torch.nn.Embedding):
+        return module.embedding_dim
+    if isinstance(module, torch.nn.RNNBase):
+        return module.hidden_size * (2 if module.bidirectional else 1)
+    return None
+
+
 def _stacked_layer_hint(text: str, layer, fed: int, env: dict) -> str | None:
     """When ``layer``, given ``fed`` features, is a layer above the first of a stack (an nn.ModuleList or
     nn.Sequential of the function's ``self``/``model``) whose FIRST layer takes ``fed`` features: every layer is given
@@ -2407,9 +2419,8 @@ def _stacked_layer_hint(text: str, layer, fed: int, env: dict) -> str | None:
             first = layers[0] if layers else None
             if k and isinstance(first, torch.nn.RNNBase) and first.input_size == fed:
                 below = layers[k - 1]
-                made = below.hidden_size * (2 if below.bidirectional else 1) \
-                    if isinstance(below, torch.nn.RNNBase) else None
-                said = f" (the outputs of {owner_name}.{name}[{k - 1}] below it)" if made == layer.input_size else ""
+                said = (f" (the outputs of {owner_name}.{name}[{k - 1}] below it)"
+                        if _features_out(below) == layer.input_size else "")
                 return (f"{text} is {owner_name}.{name}[{k}], built with input_size={layer.input_size}{said}, but "
                         f"what you give it has {fed} features, the "
                         f"size of the stack's input (what {owner_name}.{name}[0] takes): every layer is given the "
@@ -2433,10 +2444,7 @@ def _rnn_input_hint(msg: str, line: str, env: dict) -> str | None:
             continue
         makers = []
         for name, m in owner.named_children():
-            out = (m.out_features if isinstance(m, torch.nn.Linear) else m.embedding_dim if isinstance(
-                m, torch.nn.Embedding) else m.hidden_size * (2 if m.bidirectional else 1) if isinstance(
-                m, torch.nn.RNNBase) else None)
-            if out == fed:
+            if _features_out(m) == fed:
                 makers.append((m is layer, f"{owner_name}.{name}"))
         makers.sort(key=lambda k: not k[0])       # the layer's own output first (fed back as its input?)
         said = (f", as many as {makers[0][1]} makes: is `{arg.strip()}` {makers[0][1]}'s"
