@@ -249,6 +249,7 @@ class Recorder:
     def _follow(self, call, frame, inner):
         """The local trace function of a recorded call: at each line, the variables bound by the line before."""
         held = {n: v for n, v in frame.f_locals.items()}     # what each name holds (identity tells a new binding)
+        versions = {n: v._version for n, v in held.items() if isinstance(v, torch.Tensor)}   # in-place writes
         state = {"line": frame.f_lineno, "inner": inner}
         first, again = call.first, set()
 
@@ -258,8 +259,12 @@ class Recorder:
             if event in ("line", "return"):
                 try:
                     for name, v in frame.f_locals.items():
-                        if name in held and held[name] is v:
+                        written = (name in held and held[name] is v and isinstance(v, torch.Tensor)
+                                   and versions.get(name) != v._version)      # the same tensor, written in place
+                        if name in held and held[name] is v and not written:
                             continue
+                        if isinstance(v, torch.Tensor):
+                            versions[name] = v._version
                         if name in held and name in first:
                             again.add(name)
                             _bound_again(call, name, v, state["line"])
