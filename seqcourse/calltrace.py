@@ -251,6 +251,7 @@ class Recorder:
         held = {n: v for n, v in frame.f_locals.items()}     # what each name holds (identity tells a new binding)
         versions = {n: v._version for n, v in held.items() if isinstance(v, torch.Tensor)}   # in-place writes
         state = {"line": frame.f_lineno, "inner": inner}
+        params = frame.f_code.co_varnames[:frame.f_code.co_argcount + frame.f_code.co_kwonlyargcount]
         first, again = call.first, set()
 
         def local(frame, event, arg):
@@ -265,6 +266,8 @@ class Recorder:
                             continue
                         if isinstance(v, torch.Tensor):
                             versions[name] = v._version
+                        if name in params and name in held and held[name] is not v:
+                            call.rebound.setdefault(name, state["line"])     # an argument bound again
                         if name in held and name in first:
                             again.add(name)
                             _bound_again(call, name, v, state["line"])
@@ -331,6 +334,7 @@ class Call:
         self.where = None                         # (k, how) of a variable whose k-th value goes wrong (_verdict)
         self.shared = None                        # layers a module argument holds under two names (_shared)
         self.returned_at = None                   # the line it returned from
+        self.rebound = {}                         # argument -> the line that first binds it again
 
 
 _current: list = []       # the Recorder of the test cell that runs (at most one), and of the last one that ran
@@ -895,6 +899,19 @@ def _verdict(call) -> tuple[str, list] | None:
     return "result", shaped        # variables of another shape than the reference's: said, not blamed
 
 
+def _rebound_argument(call, line: str, ref) -> str:
+    """A line that reads an argument of its function which the student's code binds again (``x, y = x[idx], y[idx]``
+    in a loop: later steps read the batch, not what the function was given) and the reference's never does: that
+    argument and the line that rebinds it; ``""`` otherwise."""
+    for name in sorted((pysource.names_read(line) or set()) & set(call.rebound)):
+        if "reads" not in (ref(name) or {}):      # the reference's binds it once only: no line that makes it
+            again = linecache.getline(call.code.co_filename, call.rebound[name]).strip()
+            return (f"; it reads `{name}`, an argument of {call.code.co_name} that your line \"{again}\" binds again, "
+                    f"so the lines after it read that new value, not the `{name}` that {call.code.co_name} was given "
+                    "(use another name for the new value)")
+    return ""
+
+
 def _parted(call, name, ref) -> tuple | None:
     """``(tick, k, how)`` where the values ``name`` takes, one after the other, first part from the reference's:
     its k-th value is another ("value"), one more than the reference's ("extra"), or it gets fewer ("fewer"); None
@@ -1034,7 +1051,8 @@ def _first_difference() -> tuple[str, bool]:
             value, lineno, _ = seq[k]
             return (given + f"{first}, and its {_nth(k + 1)} value, from your line \"{source(lineno)}\", is not "
                     f"the reference's {_nth(k + 1)} value{numbers(value, f'{var}#{k}')}{values}: it goes wrong "
-                    "there (the values it is made from, or what the line does to them)"), True
+                    "there (the values it is made from, or what the line does to them)"
+                    + _rebound_argument(call, source(lineno), ref)), True
         if how == "extra":
             return (given + f"{first}, but it gets {n} different values where the reference's gets {m}: its "
                     f"{_nth(k + 1)}, from your line \"{source(seq[k][1])}\", is one the reference's never gets "
@@ -1072,13 +1090,30 @@ def first_nan() -> str:
                         break
         if not found:
             return ""
-        _, call, name, lineno = min(found, key=lambda f: f[0])
+        stamp, call, name, lineno = min(found, key=lambda f: f[0])
         line = linecache.getline(call.code.co_filename, lineno).strip()
         return (f"the first variable that holds NaN is `{name}` in {call.code.co_qualname}"
                 + (f', made at your line "{line}"' if line else "") + " (what it was given holds none)"
-                + _given_otherwise(rec, call))
+                + _from_infinite(call, name, line, stamp) + _given_otherwise(rec, call))
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""
+
+
+def _from_infinite(call, name: str, line: str, stamp: int) -> str:
+    """The NaN of ``name`` made at ``line`` from a variable that held +-inf just before (-inf put in before a product
+    or a sum: inf - inf and inf * 0 are NaN): that variable and the line that put the inf there; ``""`` otherwise."""
+    read = pysource.names_read(line) or set()
+    for other in sorted(read - {name}):
+        before = [(v, ln) for v, ln, st in call.seq.get(other, []) if st < stamp]
+        if before and isinstance(before[-1][0], torch.Tensor) and before[-1][0].is_floating_point() \
+                and bool(torch.isinf(before[-1][0]).any()):
+            value, at = before[-1]
+            sign = "-inf" if bool((value == float("-inf")).any()) else "inf"
+            put = linecache.getline(call.code.co_filename, at).strip()
+            return (f", from `{other}`, which holds {sign}" + (f' (since your line "{put}")' if put else "")
+                    + f": a product or a sum with {sign} gives NaN (inf - inf, inf * 0), so put -inf in only after the "
+                    "last product, into the scores that the softmax reads")
+    return ""
 
 
 def _given_otherwise(rec, call) -> str:

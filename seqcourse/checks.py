@@ -425,11 +425,11 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
             return f"every wrong entry is in {desc}"
         if bad.any() and bool((bad <= ~m).all()) and bool(m.any()):
             return f"{desc} are right; every wrong entry is elsewhere"
+    located = _unexpected_call() or _located_difference(strong=True)    # a line and its values: before words
     if bad.any() and first_wrong:
         k = int(bad.flatten().nonzero()[0])
-        if k in first_wrong:
-            return first_wrong[k]
-    located = _unexpected_call() or _located_difference(strong=True)    # a line and its values: before words
+        if k in first_wrong:       # where the values first go wrong, then what a wrong entry there usually means
+            return f"{located}; {first_wrong[k]}" if located else first_wrong[k]
     edit = _edit_hint(a, e, name, strong=False)
     if located:
         var = re.search(r"`(\w+)` is the first variable whose value differs", located)
@@ -875,7 +875,12 @@ def assert_softmax(weights, name: str = "weights", *, dim: int = -1, mask=None, 
     label = (lambda k: f"dimension {k} ({axes[k]})") if axes and len(axes) == n else (lambda k: f"dimension {k}")
     if torch.isnan(w).any():
         idx = tuple(int(i) for i in torch.isnan(w).nonzero()[0])
-        raise AssertionError(f"{name}: contains NaN (first at index {idx}): a softmax gives NaN over entries that are "
+        from seqcourse import calltrace
+        made = calltrace.first_nan()
+        if "holds -inf" in made or "holds inf" in made:
+            raise AssertionError(f"{name}: contains NaN (first at index {idx}): {made}")
+        raise AssertionError(f"{name}: contains NaN (first at index {idx}): " + (f"{made}; " if made else "") +
+                             "a softmax gives NaN over entries that are "
                              f"all -inf, or over entries of which one is +inf (a mask filled with float('inf') where "
                              f"float('-inf') is meant); take the softmax over {label(d)} and set -inf only where the "
                              f"mask is False")
@@ -1040,8 +1045,39 @@ def assert_uses_argument(results: dict, argument: str, call: str = "your functio
                              f"the result is empty or zero whatever {argument} is, so it cannot show whether "
                              f"{argument} is used; first find why it is zero (a factor that is 0: a False, an empty "
                              f"range or a count of 0 used in a product?)")
+    read = _line_reading(call, argument, sys._getframe(1).f_globals)
+    if read:
+        result = repr(items[0][1])
+        raise AssertionError(
+            f"{call} gives the same result for {shown}" + (f" ({result})" if len(result) <= 100 else "") +
+            f", though your {read[0]} reads {argument} (your line \"{read[1]}\"): the way that line uses it makes no "
+            f"difference between these values; is {argument} compared with (or applied to) the quantity the docstring "
+            "says, in the same units?")
     raise AssertionError(f"{call} gives the same result for {shown}: it ignores its {argument} argument (a value "
                          f"written in its place, a default or a global used instead of {argument}?)")
+
+
+def _line_reading(call: str, argument: str, namespace: dict) -> tuple[str, str] | None:
+    """``(function name, its first line that reads argument)`` for the function a check's ``call`` text names
+    ("build_vocab(seqs)"), looked up in the namespace of the cell that runs the check; None when it is not a
+    function of the notebook or never reads the argument (it ignores it)."""
+    from seqcourse import calltrace
+
+    found = re.match(r"([A-Za-z_][\w.]*)\(", call)
+    obj = namespace.get(found.group(1).split(".")[0]) if found else None
+    for part in (found.group(1).split(".")[1:] if found else []):
+        obj = getattr(obj, part, None)
+    if not isinstance(obj, types.FunctionType) or not calltrace._is_cell(obj.__code__.co_filename):
+        return None
+    try:
+        source = textwrap.dedent(inspect.getsource(obj))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.FunctionDef) else tree.body
+    lines = [n.lineno for stmt in body for n in ast.walk(stmt)
+             if isinstance(n, ast.Name) and n.id == argument and isinstance(n.ctx, ast.Load)]
+    return (obj.__name__, source.splitlines()[min(lines) - 1].strip()) if lines else None
 
 
 def layer_settings(module, *keys: str) -> dict:
@@ -1941,6 +1977,10 @@ def _unpack_hint(msg: str, values: list, line: str = "", env: dict | None = None
             along = [d for d in range(base.dim()) if d != dim and base.shape[d] % k == 0 and base.shape[d] >= k]
             if along and size % k:
                 hint += f"; {k} blocks fit along axis {along[0]} (size {base.shape[along[0]]}): the wrong axis?"
+            elif (size % k == 0 and node.func.attr == "split" and node.args and isinstance(node.args[0], ast.Constant)
+                  and node.args[0].value == k):
+                hint += (f"; split({k}) takes the size of each piece, chunk({k}) the number of pieces: {k} blocks are "
+                         f"{base_text}.chunk({k}, dim={dim}) (or .split({size // k}, dim={dim}))")
             elif size % k == 0 and node.func.attr == "split" and value:
                 piece = int(value[0].shape[dim])
                 hint += (f"; {k} blocks of axis {dim} need a size of {size // k} each, and pieces of {piece} need a "
@@ -3306,6 +3346,54 @@ def _signature_changed_hint(msg: str, line: str, tb) -> str | None:
                if "missing" in msg else ""))
 
 
+def _float_source_hint(msg: str, tb) -> str | None:
+    """A test that asked for an int and got a float from a notebook function ("f(...): must be a Python int, got a
+    Python float"): the first line of that function that makes a float (a literal such as 0.0, a division with /,
+    float(...), math.*), in words; None when its source has none (the float came from elsewhere)."""
+    import traceback
+
+    from seqcourse import calltrace
+
+    found = re.match(r"([A-Za-z_][\w.]*)\(.*?: must be a Python int, got a Python float", msg)
+    if not found:
+        return None
+    top = next((fr for fr, _ in traceback.walk_tb(tb) if calltrace._is_cell(fr.f_code.co_filename)), None)
+    if top is None:
+        return None
+    obj = top.f_globals.get(found.group(1).split(".")[0])
+    for part in found.group(1).split(".")[1:]:
+        obj = getattr(obj, part, None)
+    if not isinstance(obj, types.FunctionType) or not calltrace._is_cell(obj.__code__.co_filename):
+        return None
+    try:
+        source = textwrap.dedent(inspect.getsource(obj))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    lines = source.splitlines()
+    sources = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and type(node.value) is float:
+            why = f"{ast.unparse(node)} is a float, and a count that starts at (or adds) a float stays one: write {int(node.value)}" \
+                if float(node.value).is_integer() else f"{ast.unparse(node)} is a float"
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            why = "/ always gives a float in Python, even for 6 / 3: // divides integers"
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Div):
+            why = "/= always gives a float in Python: //= divides integers"
+        elif isinstance(node, ast.Call) and (ast.unparse(node.func) == "float" or (
+                isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value) == "math"
+                and node.func.attr in ("sqrt", "pow", "log", "log2", "exp", "fsum"))):
+            why = f"{ast.unparse(node.func)}(...) gives a float"
+        else:
+            continue
+        sources.append((node.lineno, why))
+    if not sources:
+        return None
+    lineno, why = min(sources)
+    return (f'your {obj.__name__} makes a float at its line "{lines[lineno - 1].strip()}": {why} (the test wants an '
+            "int, as the docstring asks)")
+
+
 def _error_edit_hint(line: str, ename: str, message: str) -> str:
     """The edits of the reference that raise this very error at this line of a visible test (recorded by ``python -m
     autograder.edit_hints``; in words), or ``""``. Never fails."""
@@ -3395,6 +3483,13 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             called = None
         if called:
             specific, hint = True, called
+    if isinstance(value, AssertionError) and not mine and "got a Python float" in msg:
+        try:
+            floated = _float_source_hint(msg, tb)
+        except Exception:  # noqa: BLE001 - a hint never hides the error
+            floated = None
+        if floated:
+            specific, hint = True, floated
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
     specific = specific or any(key in msg for key, _ in _SELF_EXPLAINED)

@@ -462,6 +462,51 @@ def test_nan_made_by_a_function_given_another_argument_than_the_references_names
            "reference's is False), from your line \"return g(x @ w, ~mask)\" in f" in msg, msg
 
 
+def test_nan_from_minus_inf_put_in_before_a_product_names_both_lines(shell):
+    """Trial 22q's ch07-q07c: -inf put into the (B, Tx, A) energies before their product with v (inf - inf is NaN):
+    the softmax check names the variable that holds NaN, the one it was made from that holds -inf, and that line."""
+    ref = ("def f(x, w):\n"
+           "    mask = torch.tensor([[True, True, True, False], [True, True, False, False]])\n"
+           "    e = torch.tanh(x[:, :, None] * w)\n"
+           "    s = e @ torch.tensor([1.0, -1.0])\n"
+           "    return torch.softmax(s.masked_fill(~mask, float('-inf')), -1)\n")
+    test = ("x = torch.arange(8.).reshape(2, 4) / 7\n"
+            "w = torch.tensor([0.5, 2.0])\n"
+            "out = f(x, w)\n"
+            "from seqcourse.checks import assert_softmax\n"
+            "assert_softmax(out, 'weights', dim=-1)\n"
+            "assert_close(out, expected, name='f(x, w)')\n")
+    shell.record(ref, test)
+    student = ref.replace("    s = e @ torch.tensor([1.0, -1.0])\n"
+                          "    return torch.softmax(s.masked_fill(~mask, float('-inf')), -1)\n",
+                          "    e = e.masked_fill(~mask[:, :, None], float('-inf'))\n"
+                          "    s = e @ torch.tensor([1.0, -1.0])\n"
+                          "    return torch.softmax(s, -1)\n")
+    msg = _message(shell, student, test)
+    assert 'the first variable that holds NaN is `s` in f, made at your line "s = e @ torch.tensor([1.0, -1.0])"' \
+        in msg, msg
+    assert "from `e`, which holds -inf (since your line \"e = e.masked_fill(~mask[:, :, None], float('-inf'))\")" \
+        in msg and "put -inf in only after the last product" in msg, msg
+
+def test_an_argument_bound_again_in_a_loop_is_named_with_its_line(shell):
+    """Trial 22q's ch01-q01e: fit rebinds its arguments to the batch (x, y = x[idx], y[idx]), so the later batches are
+    drawn from the first one: the variable that goes wrong at the second step reads x, and the line that binds x
+    again is named."""
+    ref = ("def f(x, steps):\n"
+           "    g = torch.Generator().manual_seed(0)\n"
+           "    out = []\n"
+           "    for _ in range(steps):\n"
+           "        idx = torch.randint(0, len(x), (2,), generator=g)\n"
+           "        out.append(x[idx].sum())\n"
+           "    return torch.stack(out)\n")
+    test = ("x = torch.arange(10.)\n"
+            "out = f(x, 3)\n"
+            "assert_close(out, expected, name='f(x, 3)')\n")
+    shell.record(ref, test)
+    student = ref.replace("        out.append(x[idx].sum())\n", "        x = x[idx]\n        out.append(x.sum())\n")
+    msg = _message(shell, student, test)
+    assert 'it reads `x`, an argument of f that your line "x = x[idx]" binds again' in msg, msg
+
 
 def test_a_cell_is_parsed_once_while_its_text_is_unchanged_and_again_when_it_changes():
     """The readers of a student's lines share one parse of the cell (:func:`calltrace._cell_tree`); a cell run again

@@ -533,6 +533,8 @@ def test_error_hints_use_the_shapes_on_the_students_line():
             "def split_wrong(weight_ih, h):\n"
             "    H = h.shape[0]\n"
             "    W_r, W_z, W_n = weight_ih.split(H)\n"
+            "def split_by_count(z):\n"
+            "    f, i, o, g = z.split(4, dim=-1)\n"
             "def dot_wrong(dec, enc):\n"
             "    return dec @ enc.T\n"
             "class Head(torch.nn.Module):\n"
@@ -561,6 +563,9 @@ def test_error_hints_use_the_shapes_on_the_students_line():
         assert "cuts axis 0 of gi (2, 12) (size 2) into 2 pieces" in text and "along axis 1" in text, text
         text = message("split_wrong(torch.ones(12, 3), torch.ones(2, 4))")
         assert "into 6 pieces" in text and "need a size of 4 each" in text, text
+        text = message("split_by_count(torch.ones(3, 20))")   # trial 22q ch07-q07a: split(4) for chunk(4)
+        assert "split(4) takes the size of each piece, chunk(4) the number of pieces" in text, text
+        assert "z.chunk(4, dim=1) (or .split(5, dim=1))" in text, text
         text = message("final_wrong(torch.ones(3, 5, 8), torch.tensor([4, 2, 1]), 4)")
         assert "forward_last (3, 3, 4)" in text and "torch.arange(B)" in text and "squeeze" not in text, text
         # trial 22d ch08-M2 (.T of a 3-D tensor) and ch09-M1 (ids of another vocabulary)
@@ -1249,3 +1254,45 @@ def test_shape_errors_name_a_slice_bound_a_sibling_layer_and_a_modules_parameter
     hint = checks._shape_hint_at(_raised(unpack), "w_ih, w_hh, b_ih, b_hh = lstm.parameters()", {"lstm": lstm}, "")
     assert "lstm.parameters() gives 2 here (weight_ih, weight_hh) for 4 names" in hint, hint
     assert "getattr(lstm, 'bias_ih', None)" in hint, hint
+
+
+def test_a_float_where_an_int_is_asked_names_the_line_that_makes_it():
+    """Trial 22q ch04-q04e: a count that starts at 0.0 is a float; the message names that line of the student's
+    function (not an edit elsewhere), and a division with / is named as such."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors, assert_type\nexplain_errors()\n",
+                       store_history=True)
+        shell.run_cell("def count(n):\n    total = 0.0\n    for k in range(n):\n        total += k\n    return total\n"
+                       "def halves(n):\n    return n * 4 / 2\n", store_history=True)
+        text = _brief_message(shell, 'assert_type(count(3), "int", "count(3)")')
+        assert 'your count makes a float at its line "total = 0.0": 0.0 is a float' in text and "write 0" in text, text
+        text = _brief_message(shell, 'assert_type(halves(3), "int", "halves(3)")')
+        assert 'at its line "return n * 4 / 2": / always gives a float' in text, text
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_an_argument_read_but_without_effect_is_not_said_ignored():
+    """Trial 22q ch06-q06a: build_vocab reads min_freq as a share of all tokens, so min_freq=1 and min_freq=3 give the
+    same vocabulary; the message names the line that reads it (it does not say the argument is ignored)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("from seqcourse.checks import explain_errors, assert_uses_argument\nexplain_errors()\n",
+                       store_history=True)
+        shell.run_cell("def keep(counts, min_freq=1):\n    total = sum(counts)\n"
+                       "    return ['<pad>'] + [c for c in counts if c / total >= min_freq]\n"
+                       "def drop(counts, min_freq=1):\n    return [c for c in counts if c >= 2]\n", store_history=True)
+        text = _brief_message(shell, 'assert_uses_argument({1: keep([1, 5]), 3: keep([1, 5], min_freq=3)}, '
+                                     '"min_freq", "keep(counts)")')
+        assert 'though your keep reads min_freq (your line "return [\'<pad>\'] + [c for c in counts if c / total >= ' \
+            in text and "ignores" not in text, text
+        text = _brief_message(shell, 'assert_uses_argument({1: drop([1, 5]), 3: drop([1, 5], min_freq=3)}, '
+                                     '"min_freq", "drop(counts)")')
+        assert "it ignores its min_freq argument" in text, text
+    finally:
+        InteractiveShell.clear_instance()

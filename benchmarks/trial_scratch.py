@@ -1,11 +1,54 @@
-"""Trial 22o scratch checks (phase 2): each case applied to the reference cell, the setup and reference cells run in plain
-Python (no test cell read or run), small inputs of distinct sizes; a mistake must run and differ from the reference (or
-raise), a variant must give the reference's values. The notebook loader is student_trial_22o_scratch_loader.py. Run: python benchmarks/student_trial_22o_scratch.py [ch01 ...]
+"""Scratch checks of a student trial's cases (phase 2 of a trial): each case applied to the reference cell, the setup and
+reference cells run in plain Python (no test cell read or run), small inputs of distinct sizes; a mistake must run and
+differ from the reference (or raise), a variant must give the reference's values. One file for every trial since 22n:
+each trial adds the checks the generic ones cannot see (gradients, tokens, ...) at the end of CHECKS.
+
+Run from the repository root:
+
+    python benchmarks/trial_scratch.py student_trial_22q [ch01 ...]      # the cases of benchmarks/student_trial_22q.py
+    python benchmarks/trial_scratch.py student_trial_22q --apply          # only: does every case apply to its cell?
 """
-import sys, traceback, copy
-sys.path.insert(0, 'benchmarks')
-from student_trial_22o_scratch_loader import *
+import copy
+import importlib
+import sys
+import traceback
+
+sys.path.insert(0, 'benchmarks'); sys.path.insert(0, 'tests')
 import torch
+
+import nbgrader_cli
+import student_trial as st
+
+t = None          # the trial's module (its cases: t.M, t.OK), set by main()
+
+def refs(assignment):
+    (src_path,) = nbgrader_cli.source_notebooks(assignment)
+    nb = nbgrader_cli.load(src_path)
+    setup = None; cells = {}
+    for c in nb.cells:
+        m = nbgrader_cli.nbgrader_meta(c)
+        if m.get('grade_id', '').endswith('_setup'):
+            setup = c.source
+        if nbgrader_cli.is_solution_cell(c):
+            cells[m['grade_id']] = nbgrader_cli.student_code(c.source)
+    return setup, cells
+
+def namespace(assignment, override=None):
+    setup, cells = refs(assignment)
+    setup = "\n".join((l[:len(l) - len(l.lstrip())] + "pass" if ("%pip" in l or l.lstrip().startswith("%")) else l) for l in setup.splitlines())
+    ns = {}
+    exec(setup, ns)
+    for gid, code in cells.items():
+        if override and gid == override[0]:
+            code = override[1]
+        exec(code, ns)
+    return ns
+
+def case_ns(case):
+    setup, cells = refs(case.assignment)
+    code = st.apply(case, cells[case.cell])
+    return namespace(case.assignment, (case.cell, code)), code
+
 torch.manual_seed(0)
 
 def run(fn):
@@ -287,15 +330,109 @@ def _(ns):
 def _(ns):
     return [ns["reduced_rank_macs"](2, 5, 3, 7, 11, 4), ns["reduced_rank_macs"](1, 4, 6, 3, 5, 2)]
 
-if __name__ == "__main__":
-    only = sys.argv[1:]
-    cache = {}
+# ---- added for trial 22q: checks of what the generic ones cannot see (gradients, multi-character and capital tokens)
+@check("ch02_rnn_layer")
+def _(ns):
+    W_hx, W_hh, b = rnnw(); x = torch.randn(T, B, D); x0 = x.clone()
+    out, h = ns["rnn_layer"](x, W_hx, W_hh, b, batch_first=False)
+    xg = torch.randn(B, T, D, requires_grad=True); _, hl = ns["rnn_layer"](xg, W_hx, W_hh, b)
+    g = torch.autograd.grad(hl.sum(), xg, allow_unused=True)[0] if hl.requires_grad else None
+    return out, h, torch.tensor(float(torch.equal(x, x0))), torch.tensor(list(x.shape)), (g if g is not None else torch.zeros(0))
+@check("ch06_build_vocab")
+def _(ns):
+    return [ns["build_vocab"]([list("banana"), list("bandana"), list("cab")], 1),
+            ns["build_vocab"]([["le", "chat", "noir"], ["le", "chien"], ["un", "chat"]], 1)]
+@check("ch06_numericalize")
+def _(ns):
+    stoi = {"a": 4, "b": 5, "A": 6}; return [ns["numericalize"](list("abz"), stoi), ns["numericalize"](list("abzA"), stoi, True, True)]
+@check("ch09_teacher_forcing")
+def _(ns):
+    m = nmt(ns); tin = torch.tensor([[1, 4, 5], [1, 6, 0], [1, 3, 4]]); lg = ns["decode_teacher_forcing"](m, SRC9, L9, tin)
+    g = torch.autograd.grad(lg.sum(), m.W_attProj.weight, allow_unused=True)[0]
+    return [lg, g if g is not None else torch.zeros(0)]
+@check("ch06_teacher_forced_loss")
+def _(ns):
+    seed(); enc = ns["Encoder"](9, D, H); dec = ns["Decoder"](8, 3, H)
+    src = torch.tensor([[4, 5, 6], [7, 4, 0]]); sl = torch.tensor([3, 2])
+    tgt = torch.tensor([[1, 4, 5, 6, 2], [1, 7, 2, 0, 0]])
+    loss, logits = ns["teacher_forced_loss"](enc, dec, src, sl, tgt)
+    g = torch.autograd.grad(loss, enc.rnn.weight_hh_l0, allow_unused=True)[0]
+    return loss.detach(), logits.detach(), (g if g is not None else torch.zeros(0))
+
+# ---- added for trial 22q: what the generic checks above cannot see
+@check("ch02_rnn_layer")
+def _(ns):
+    W_hx, W_hh, b = rnnw(); x = torch.randn(T, B, D); x0 = x.clone()
+    out, h = ns["rnn_layer"](x, W_hx, W_hh, b, batch_first=False)
+    h0 = torch.randn(B, H, requires_grad=True); _, hl = ns["rnn_layer"](torch.randn(B, T, D), W_hx, W_hh, b, h0=h0)
+    g = torch.autograd.grad(hl.sum(), h0, allow_unused=True)[0] if hl.requires_grad else None
+    return out, h, torch.tensor(float(torch.equal(x, x0))), (g if g is not None else torch.zeros(0))
+@check("ch03_lstm_cell")
+def _(ns):
+    cell = lstmw(); Wx, Wh, b = ns["split_gates"](cell)
+    W = {k: torch.cat([Wh[k], Wx[k]], 1).detach() for k in Wx}; b = {k: v.detach() for k, v in b.items()}
+    torch.manual_seed(3); hp = torch.randn(B, H, requires_grad=True)
+    h, c = ns["lstm_cell"](torch.randn(B, D), hp, torch.randn(B, H), W, b)
+    g = torch.autograd.grad(h.sum(), hp, allow_unused=True)[0]
+    return h.detach(), c.detach(), (g if g is not None else torch.zeros(0))
+@check("ch05_residual_stack")
+def _(ns):
+    torch.manual_seed(5); x = torch.randn(B, T, D); L = torch.tensor([3, 5, 2])
+    seed(); m = ns["ResidualLSTMStack"](D, H, 3, dropout=0.5); m.eval()
+    r = [m(x, L), m(x)]
+    m.train(); torch.manual_seed(21); r.append(m(x, L)); return r
+@check("ch06_decoder")
+def _(ns):
+    seed(); dec = ns["Decoder"](8, 3, H); torch.manual_seed(7); d = torch.randn(2, H); d0 = d.clone()
+    lg, dn = dec.step(torch.tensor([1, 4]), d)
+    return lg.detach(), dn.detach(), torch.tensor(float(torch.equal(d, d0)))
+@check("ch06_greedy_decode")
+def _(ns):
+    class E:
+        def __call__(self, src, sl): return None, torch.zeros(src.shape[0], 2)
+    class Dd:
+        def step(self, y, d):
+            assert isinstance(y, torch.Tensor) and y.shape == (3,), f"fed {type(y).__name__}"
+            seqs = [[5, 6, 2, 3], [4, 2, 2, 2], [7, 7, 7, 7]]
+            k = int(d[0, 0]); lg = torch.full((3, 9), -5.0)
+            for b in range(3): lg[b, seqs[b][min(k, 3)]] = 0
+            return lg, d + 1
+    return ns["greedy_decode"](E(), Dd(), torch.zeros(3, 4, dtype=torch.long), torch.tensor([4, 3, 1]), 6)
+@check("ch09_masked_loss")
+def _(ns):
+    torch.manual_seed(13); lg = torch.randn(B, 4, 11); tg = torch.tensor([[1, 4, 5, 2, 0], [1, 3, 2, 0, 0], [1, 4, 4, 4, 2]])
+    return [ns["masked_loss"](lg, tg[:, 1:].contiguous()), ns["masked_loss"](lg, tg[:, 1:])]
+@check("ch07_decoder")
+def _(ns):
+    enc, dec = ch07_models(ns); out, hid = enc(SRC7, L7); mask = torch.arange(4)[None] < L7[:, None]
+    r = [dec(torch.tensor([1, 4, 5]), (hid, torch.zeros_like(hid)), out, mask)]
+    r.append(dec(torch.tensor([1]), (hid[:1], torch.zeros_like(hid[:1])), out[:1], mask[:1])); return r
+@check("ch05_sentence_classifier")
+def _(ns):
+    seed(); m = ns["SentenceClassifier"](11, D, H, 2); tok = torch.randint(1, 11, (B, T + 1)); L = torch.tensor([3, 5, 2])
+    tok[torch.arange(T + 1) >= L[:, None]] = 0; return [m(tok, L), m(tok[1:2], L[1:2])]
+
+
+def check_apply():
+    for c in t.M + t.OK:
+        try:
+            setup, cells = refs(c.assignment)
+            st.apply(c, cells[c.cell])
+        except Exception as e:
+            print("APPLY FAIL", c.name, e)
+    print("apply checked")
+
+
+def main(argv):
+    global t
+    t = importlib.import_module(argv[0])
+    if "--apply" in argv[1:]:
+        return check_apply()
+    only = argv[1:]
     for c in t.M + t.OK:
         if only and c.assignment not in only: continue
         f = CHECKS.get(c.cell)
         if f is None: print("NO CHECK", c.name, c.cell); continue
-        if c.assignment not in cache:
-            cache[c.assignment] = run(lambda: f.__class__)  # placeholder
         ref = run(lambda: f(namespace(c.assignment)))
         try:
             ns, code = case_ns(c)
@@ -308,3 +445,9 @@ if __name__ == "__main__":
         kind = "VARIANT" if c.correct else "MISTAKE"
         verdict = ("ok" if same else "DIFFERS") if c.correct else ("SAME AS REF!" if same else "wrong")
         print(f"{kind} {c.name:12s} {verdict:12s} {got[0]}: {str(got[1])[:160] if got[0] != 'ok' else ''}")
+
+
+if __name__ == "__main__":
+    if not sys.argv[1:] or not sys.argv[1].startswith("student_trial_"):
+        sys.exit("usage: python benchmarks/trial_scratch.py student_trial_22X [--apply | ch01 ...]")
+    main(sys.argv[1:])
