@@ -423,6 +423,38 @@ def check_apply():
     print("apply checked")
 
 
+# ---- trial 22r: what the checks above cannot see (each keeps the earlier check's values and adds its own)
+_prev_22r = dict(CHECKS)
+@check("ch03_lstm_cell_nobias")
+def _(ns):
+    cell = lstmw(False); Wx, Wh, _ = ns["split_gates"](cell); torch.manual_seed(3)
+    x, h, c = torch.randn(B, D), torch.randn(B, H), torch.randn(B, H); c0 = c.clone()
+    return [_prev_22r["ch03_lstm_cell_nobias"](ns), ns["lstm_cell_nobias"](x, h, c, Wx, Wh), torch.tensor(float(torch.equal(c, c0)))]
+@check("ch05_reverse_padded")
+def _(ns):
+    torch.manual_seed(6); x = torch.randn(B, T + 1, D); L = torch.tensor([3, 4, 2])      # the longest shorter than T
+    return [_prev_22r["ch05_reverse_padded"](ns), ns["reverse_padded"](x, L)]
+@check("ch06_numericalize")
+def _(ns):
+    stoi = {"a": 4, "b": 5}; ns["numericalize"](list("abz"), stoi)
+    return [_prev_22r["ch06_numericalize"](ns), sorted(stoi.items())]
+@check("ch06_greedy_decode")
+def _(ns):
+    class E:
+        def __call__(self, src, sl): return None, torch.zeros(src.shape[0], 2)
+    class Dy:                                    # the next token depends on the token fed
+        def step(self, y, d):
+            nxt = {1: 5, 5: 6, 6: 2, 2: 7, 7: 2, 0: 2}
+            lg = torch.full((y.shape[0], 9), -5.0)
+            for b in range(y.shape[0]): lg[b, nxt.get(int(y[b]), 2)] = 0
+            return lg, d + 1
+    return [_prev_22r["ch06_greedy_decode"](ns), ns["greedy_decode"](E(), Dy(), torch.zeros(2, 4, dtype=torch.long), torch.tensor([4, 3]), 6)]
+@check("ch07_decoder")
+def _(ns):
+    enc, dec = ch07_models(ns); out, hid = enc(SRC7, L7); mask = torch.arange(4)[None] < L7[:, None]
+    lp, state, w = dec(torch.tensor([1, 4, 5]), (hid, torch.zeros_like(hid)), out, mask)
+    return [_prev_22r["ch07_decoder"](ns), dec(torch.tensor([6, 4, 5]), state, out, mask)]
+
 def main(argv):
     global t
     t = importlib.import_module(argv[0])
