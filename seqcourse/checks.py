@@ -751,7 +751,14 @@ def assert_type(value, expected, name: str = "output", *, of=None, ndim: int | N
         got = _what(value)
         if isinstance(value, torch.Tensor):
             got = f"a tensor of shape {_shape(value)}" if value.dim() else "a 0-dim tensor"
-        raise AssertionError(f"{name}: must be {_type_name(want)}, got {got}{_type_hint(value, want)}")
+        hint = _type_hint(value, want)
+        if want is int and isinstance(value, float):
+            try:
+                source = _float_source_hint(name, sys._getframe(1).f_globals)
+            except Exception:  # noqa: BLE001 - a hint never hides the failure
+                source = None
+            hint = f"{hint}: {source}" if source else hint
+        raise AssertionError(f"{name}: must be {_type_name(want)}, got {got}{hint}")
     if want is torch.Tensor:
         if ndim is not None and value.dim() != ndim:
             what = "a 0-dim tensor" if ndim == 0 else f"a {ndim}-dim tensor"
@@ -3346,22 +3353,16 @@ def _signature_changed_hint(msg: str, line: str, tb) -> str | None:
                if "missing" in msg else ""))
 
 
-def _float_source_hint(msg: str, tb) -> str | None:
-    """A test that asked for an int and got a float from a notebook function ("f(...): must be a Python int, got a
-    Python float"): the first line of that function that makes a float (a literal such as 0.0, a division with /,
-    float(...), math.*), in words; None when its source has none (the float came from elsewhere)."""
-    import traceback
-
+def _float_source_hint(call: str, namespace: dict) -> str | None:
+    """A check that asked for an int and got a float from a notebook function (``call`` is the check's text of the
+    call, "f(...)", and the function is looked up in the namespace of the cell that runs the check): the first line
+    of that function that makes a float (a literal such as 0.0, a division with /, float(...), math.*), in words; None
+    when its source has none (the float came from elsewhere)."""
     from seqcourse import calltrace
 
-    found = re.match(r"([A-Za-z_][\w.]*)\(.*?: must be a Python int, got a Python float", msg)
-    if not found:
-        return None
-    top = next((fr for fr, _ in traceback.walk_tb(tb) if calltrace._is_cell(fr.f_code.co_filename)), None)
-    if top is None:
-        return None
-    obj = top.f_globals.get(found.group(1).split(".")[0])
-    for part in found.group(1).split(".")[1:]:
+    found = re.match(r"([A-Za-z_][\w.]*)\(", call)
+    obj = namespace.get(found.group(1).split(".")[0]) if found else None
+    for part in (found.group(1).split(".")[1:] if found else []):
         obj = getattr(obj, part, None)
     if not isinstance(obj, types.FunctionType) or not calltrace._is_cell(obj.__code__.co_filename):
         return None
@@ -3483,13 +3484,6 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             called = None
         if called:
             specific, hint = True, called
-    if isinstance(value, AssertionError) and not mine and "got a Python float" in msg:
-        try:
-            floated = _float_source_hint(msg, tb)
-        except Exception:  # noqa: BLE001 - a hint never hides the error
-            floated = None
-        if floated:
-            specific, hint = True, floated
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
     specific = specific or any(key in msg for key, _ in _SELF_EXPLAINED)
