@@ -910,11 +910,10 @@ def assert_softmax(weights, name: str = "weights", *, dim: int = -1, mask=None, 
         made = calltrace.first_nan()
         if "holds -inf" in made or "holds inf" in made:
             raise AssertionError(f"{name}: contains NaN (first at index {idx}): {made}")
-        raise AssertionError(f"{name}: contains NaN (first at index {idx}): " + (f"{made}; " if made else "") +
-                             "a softmax gives NaN over entries that are "
+        raise AssertionError(f"{name}: contains NaN (first at index {idx}): a softmax gives NaN over entries that are "
                              f"all -inf, or over entries of which one is +inf (a mask filled with float('inf') where "
                              f"float('-inf') is meant); take the softmax over {label(d)} and set -inf only where the "
-                             f"mask is False")
+                             f"mask is False" + (f" ({made})" if made else ""))
     ones = lambda t: bool(((t - 1).abs() <= atol * max(1, t.numel() ** 0.5)).all())  # noqa: E731
     sums = w.sum(dim=d)
     if not ones(sums):
@@ -1551,6 +1550,12 @@ _ERROR_HINTS = _SELF_EXPLAINED + (
     ("double != float", _DOUBLE_FLOAT), ("float != double", _DOUBLE_FLOAT), ("Double and Float", _DOUBLE_FLOAT),
     ("Float and Double", _DOUBLE_FLOAT), ("scalar type Double but found Float", _DOUBLE_FLOAT),
     ("scalar type Float but found Double", _DOUBLE_FLOAT),
+    ("~ (operator.invert) is only implemented on integer and Boolean-type tensors", "~ negates a bool mask only: "
+     "this tensor holds floats (a mask of 0.0/1.0, or scores); build the mask as bool (a comparison such as "
+     "torch.arange(T)[None, :] < lengths[:, None], or .bool()), or use 1 - mask for numbers"),
+    ("hx should also be 3-D but got 2-D tensor", "nn.RNN / nn.GRU / nn.LSTM take their initial state as "
+     "(num_layers * num_directions, B, H), with batch_first or not: a (B, H) state needs h[None] (unsqueeze(0)); a "
+     "cell (nn.GRUCell, nn.LSTMCell) is what takes (B, H)"),
     ("masked_fill() received an invalid combination of arguments - got (float, Tensor)", "masked_fill takes the "
      "mask first and the value second: x.masked_fill(mask, value), e.g. scores.masked_fill(~mask, float('-inf'))"),
     ("t() expects a tensor with <= 2 dimensions", ".t() swaps the two axes of a matrix only; for a batch of "

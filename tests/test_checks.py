@@ -1033,7 +1033,9 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "scalar type Double but found Float": lambda: torch.ones(2, 2, 3, dtype=torch.float64) @ torch.ones(2, 3, 4),
              "takes 1 positional argument": lambda: torch.zeros((2, 3), 4),
              "got (float, Tensor)": lambda: torch.ones(2, 3).masked_fill(float("-inf"), torch.ones(2, 3) > 0),
-             "t() expects a tensor with <= 2 dimensions": lambda: torch.ones(2, 3, 4).t()}
+             "t() expects a tensor with <= 2 dimensions": lambda: torch.ones(2, 3, 4).t(),
+             "~ (operator.invert) is only implemented": lambda: ~torch.ones(2, 3),
+             "hx should also be 3-D": lambda: nn.GRU(4, 5, batch_first=True)(torch.ones(2, 3, 4), torch.zeros(2, 5))}
     for part, make in cases.items():
         with pytest.raises(Exception) as info:
             make()
