@@ -101,8 +101,8 @@ def _shape_hint(got: tuple, want: tuple, sizes: dict | None = None) -> str:
     """Why a shape may be wrong, from the two shapes alone (values are looked at by :func:`diagnose`); ``sizes``
     (``{"Tx": 4}``) names the sizes in play: an axis of one of them where another is asked is said so."""
     if len(got) == len(want) and sorted(got) == sorted(want):
-        return ("the same sizes in another order: axes swapped (batch_first? a transpose or permute missing, "
-                "or a view/reshape where a transpose was needed)")
+        return ("the same sizes in another order: axes swapped (batch_first? a transpose or permute missing or one "
+                "too many, or a view/reshape where a transpose was needed)")
     if tuple(s for s in got if s != 1) == tuple(s for s in want if s != 1):
         if len(got) > len(want):
             return "an extra dimension of size 1 (index it with [0] or squeeze it)"
@@ -124,6 +124,11 @@ def _shape_hint(got: tuple, want: tuple, sizes: dict | None = None) -> str:
                 return (f"dimension {d} is {w // g} times too small ({g} instead of {w}"
                         + ("; a block or a direction missing?)" if last else ")"))
             named = lambda v: "=".join(n for n, x in (sizes or {}).items() if int(x) == v)  # noqa: E731
+            extra = named(g - w) if g > w else ""
+            if extra and named(w) and named(w) != extra and not named(g):   # Tx + Ty where Ty is asked: joined
+                return (f"dimension {d} has {g} = {w} + {g - w} ({named(w)} + {extra}) where {w} ({named(w)}) is "
+                        f"expected: the {extra} steps joined to the {named(w)} ones along it (a torch.cat of two "
+                        "tensors' steps, where only one is asked?)")
             if named(g) and named(g) != named(w):
                 return (f"dimension {d} has {g} ({named(g)}) where {w}" + (f" ({named(w)})" if named(w) else "")
                         + f" is expected: the {named(g)} axis kept where another one is asked (a sum, mean or "
@@ -735,7 +740,7 @@ def _type_hint(value, want) -> str:
 
 
 def assert_type(value, expected, name: str = "output", *, of=None, ndim: int | None = None,
-                dtype: torch.dtype | None = None) -> None:
+                dtype: torch.dtype | None = None, items: dict | None = None) -> None:
     """Fail unless ``value`` has exactly the type ``expected``.
 
     expected: a type (``int``, ``float``, ``bool``, ``str``, ``list``, ``tuple``, ``dict``, ``torch.Tensor``,
@@ -744,6 +749,8 @@ def assert_type(value, expected, name: str = "output", *, of=None, ndim: int | N
         subclasses such as ``nn.Parameter`` count.
     of:    for a list/tuple, the exact type of every item (``of=float`` for a list of Python floats).
     ndim, dtype: for a tensor, the number of dimensions (``ndim=0``: a 0-dim tensor) and the dtype.
+    items: for a tuple returned as several named tensors, ``{name: shape}`` in the asked order: the items returned
+        in another order (their shapes are those of the asked items, permuted) are said so.
     """
     want = _type_of(expected)
     ok = isinstance(value, torch.Tensor) if want is torch.Tensor else type(value) is want
@@ -751,7 +758,14 @@ def assert_type(value, expected, name: str = "output", *, of=None, ndim: int | N
         got = _what(value)
         if isinstance(value, torch.Tensor):
             got = f"a tensor of shape {_shape(value)}" if value.dim() else "a 0-dim tensor"
-        raise AssertionError(f"{name}: must be {_type_name(want)}, got {got}{_type_hint(value, want)}")
+        hint = _type_hint(value, want)
+        if want is int and isinstance(value, float):
+            try:
+                source = _float_source_hint(name, sys._getframe(1).f_globals)
+            except Exception:  # noqa: BLE001 - a hint never hides the failure
+                source = None
+            hint = f"{hint}: {source}" if source else hint
+        raise AssertionError(f"{name}: must be {_type_name(want)}, got {got}{hint}")
     if want is torch.Tensor:
         if ndim is not None and value.dim() != ndim:
             what = "a 0-dim tensor" if ndim == 0 else f"a {ndim}-dim tensor"
@@ -759,11 +773,28 @@ def assert_type(value, expected, name: str = "output", *, of=None, ndim: int | N
             raise AssertionError(f"{name}: must be {what}, got shape {_shape(value)}{hint}")
         if dtype is not None and value.dtype != dtype:
             raise AssertionError(f"{name}: must have dtype {dtype}, got {value.dtype}")
+    if items and want in (list, tuple):
+        _assert_item_order(value, items, name)
     if of is not None and want in (list, tuple):
         item = _type_of(of)
         for i, v in enumerate(value):
             if not (isinstance(v, torch.Tensor) if item is torch.Tensor else type(v) is item):
                 raise AssertionError(f"{name}[{i}]: must be {_type_name(item)}, got {_what(v)}{_type_hint(v, item)}")
+
+
+def _assert_item_order(value, items: dict, name: str) -> None:
+    """Fail when the tensors of ``value`` have the shapes of ``items`` (``{name: shape}``, the asked order) in
+    another order: the same items returned in another order. Other differences are left to the later checks."""
+    got = [_shape(v) if isinstance(v, torch.Tensor) else None for v in value]
+    want = [tuple(int(k) for k in s) for s in items.values()]
+    if len(got) != len(want) or None in got or got == want or len(set(want)) != len(want):
+        return
+    names = list(items)
+    for perm in itertools.permutations(range(len(want))):
+        if all(got[i] == want[perm[i]] for i in range(len(got))):
+            raise AssertionError(f"{name}: your items have the shapes of ({', '.join(names[p] for p in perm)}), "
+                                 f"in that order, where ({', '.join(names)}) is asked: return them in the order "
+                                 "the docstring gives")
 
 
 def _first_difference(a, e, path: str = ""):
@@ -879,11 +910,10 @@ def assert_softmax(weights, name: str = "weights", *, dim: int = -1, mask=None, 
         made = calltrace.first_nan()
         if "holds -inf" in made or "holds inf" in made:
             raise AssertionError(f"{name}: contains NaN (first at index {idx}): {made}")
-        raise AssertionError(f"{name}: contains NaN (first at index {idx}): " + (f"{made}; " if made else "") +
-                             "a softmax gives NaN over entries that are "
+        raise AssertionError(f"{name}: contains NaN (first at index {idx}): a softmax gives NaN over entries that are "
                              f"all -inf, or over entries of which one is +inf (a mask filled with float('inf') where "
                              f"float('-inf') is meant); take the softmax over {label(d)} and set -inf only where the "
-                             f"mask is False")
+                             f"mask is False" + (f" ({made})" if made else ""))
     ones = lambda t: bool(((t - 1).abs() <= atol * max(1, t.numel() ** 0.5)).all())  # noqa: E731
     sums = w.sum(dim=d)
     if not ones(sums):
@@ -1057,10 +1087,10 @@ def assert_uses_argument(results: dict, argument: str, call: str = "your functio
                          f"written in its place, a default or a global used instead of {argument}?)")
 
 
-def _line_reading(call: str, argument: str, namespace: dict) -> tuple[str, str] | None:
-    """``(function name, its first line that reads argument)`` for the function a check's ``call`` text names
-    ("build_vocab(seqs)"), looked up in the namespace of the cell that runs the check; None when it is not a
-    function of the notebook or never reads the argument (it ignores it)."""
+def _notebook_function(call: str, namespace: dict) -> tuple | None:
+    """``(function, its dedented source, its parse tree)`` of the notebook function that a check's text of a call
+    names ("build_vocab(seqs)", "model.step(x)"), looked up in ``namespace`` (the globals of the cell that runs the
+    check); None when the name is not a function defined in a notebook cell."""
     from seqcourse import calltrace
 
     found = re.match(r"([A-Za-z_][\w.]*)\(", call)
@@ -1071,9 +1101,19 @@ def _line_reading(call: str, argument: str, namespace: dict) -> tuple[str, str] 
         return None
     try:
         source = textwrap.dedent(inspect.getsource(obj))
-        tree = ast.parse(source)
+        return obj, source, ast.parse(source)
     except (OSError, TypeError, SyntaxError):
         return None
+
+
+def _line_reading(call: str, argument: str, namespace: dict) -> tuple[str, str] | None:
+    """``(function name, its first line that reads argument)`` for the function a check's ``call`` text names
+    ("build_vocab(seqs)"), looked up in the namespace of the cell that runs the check; None when it is not a
+    function of the notebook or never reads the argument (it ignores it)."""
+    found = _notebook_function(call, namespace)
+    if found is None:
+        return None
+    obj, source, tree = found
     body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.FunctionDef) else tree.body
     lines = [n.lineno for stmt in body for n in ast.walk(stmt)
              if isinstance(n, ast.Name) and n.id == argument and isinstance(n.ctx, ast.Load)]
@@ -1510,6 +1550,16 @@ _ERROR_HINTS = _SELF_EXPLAINED + (
     ("double != float", _DOUBLE_FLOAT), ("float != double", _DOUBLE_FLOAT), ("Double and Float", _DOUBLE_FLOAT),
     ("Float and Double", _DOUBLE_FLOAT), ("scalar type Double but found Float", _DOUBLE_FLOAT),
     ("scalar type Float but found Double", _DOUBLE_FLOAT),
+    ("~ (operator.invert) is only implemented on integer and Boolean-type tensors", "~ negates a bool mask only: "
+     "this tensor holds floats (a mask of 0.0/1.0, or scores); build the mask as bool (a comparison such as "
+     "torch.arange(T)[None, :] < lengths[:, None], or .bool()), or use 1 - mask for numbers"),
+    ("hx should also be 3-D but got 2-D tensor", "nn.RNN / nn.GRU / nn.LSTM take their initial state as "
+     "(num_layers * num_directions, B, H), with batch_first or not: a (B, H) state needs h[None] (unsqueeze(0)); a "
+     "cell (nn.GRUCell, nn.LSTMCell) is what takes (B, H)"),
+    ("masked_fill() received an invalid combination of arguments - got (float, Tensor)", "masked_fill takes the "
+     "mask first and the value second: x.masked_fill(mask, value), e.g. scores.masked_fill(~mask, float('-inf'))"),
+    ("t() expects a tensor with <= 2 dimensions", ".t() swaps the two axes of a matrix only; for a batch of "
+     "matrices (B, T, H) swap the last two axes with .transpose(1, 2) (or .mT), keeping the batch axis first"),
     ("mat1 and mat2 shapes cannot be multiplied", "a matrix product whose inner sizes differ: a .T missing or one "
      "too many, or the wrong matrix?"),
     ("must match the size of tensor b", "two shapes that do not broadcast: print the shapes on that line (a (B, T) "
@@ -3134,6 +3184,14 @@ def _operand_hint(value: BaseException, line: str, env: dict, source: str = "") 
                     item = ast.unparse(right if kinds[0] == "list" else left)
                     return said + (f": + joins a list only to a list: put the item in a list ([{item}]), or use "
                                    ".append / .insert")
+                biasless = [x for x in (left, right) if isinstance(x, ast.Attribute) and x.attr.startswith("bias")
+                            and isinstance(_operand(x.value, env), (torch.nn.RNNCellBase, torch.nn.RNNBase))
+                            and _operand(x, env) is None]
+                if biasless:
+                    layer = ast.unparse(biasless[0].value)
+                    return (said + f": {layer} is built with bias=False, so its biases are None ({layer}.bias is "
+                            f"False, a flag, never None): test `if {layer}.bias:` (or `{layer}.bias_ih is not None`) "
+                            "and leave the bias out when there is none")
                 return said + f": {symbol} does not take these two"
     return None
 
@@ -3346,36 +3404,22 @@ def _signature_changed_hint(msg: str, line: str, tb) -> str | None:
                if "missing" in msg else ""))
 
 
-def _float_source_hint(msg: str, tb) -> str | None:
-    """A test that asked for an int and got a float from a notebook function ("f(...): must be a Python int, got a
-    Python float"): the first line of that function that makes a float (a literal such as 0.0, a division with /,
-    float(...), math.*), in words; None when its source has none (the float came from elsewhere)."""
-    import traceback
-
-    from seqcourse import calltrace
-
-    found = re.match(r"([A-Za-z_][\w.]*)\(.*?: must be a Python int, got a Python float", msg)
-    if not found:
+def _float_source_hint(call: str, namespace: dict) -> str | None:
+    """A check that asked for an int and got a float from a notebook function (``call`` is the check's text of the
+    call, "f(...)", and the function is looked up in the namespace of the cell that runs the check): the first line
+    of that function that makes a float (a literal such as 0.0, a division with /, float(...), math.*), in words; None
+    when its source has none (the float came from elsewhere)."""
+    found = _notebook_function(call, namespace)
+    if found is None:
         return None
-    top = next((fr for fr, _ in traceback.walk_tb(tb) if calltrace._is_cell(fr.f_code.co_filename)), None)
-    if top is None:
-        return None
-    obj = top.f_globals.get(found.group(1).split(".")[0])
-    for part in found.group(1).split(".")[1:]:
-        obj = getattr(obj, part, None)
-    if not isinstance(obj, types.FunctionType) or not calltrace._is_cell(obj.__code__.co_filename):
-        return None
-    try:
-        source = textwrap.dedent(inspect.getsource(obj))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError):
-        return None
+    obj, source, tree = found
     lines = source.splitlines()
     sources = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and type(node.value) is float:
-            why = f"{ast.unparse(node)} is a float, and a count that starts at (or adds) a float stays one: write {int(node.value)}" \
-                if float(node.value).is_integer() else f"{ast.unparse(node)} is a float"
+            why = f"{ast.unparse(node)} is a float" + (
+                f", and a count that starts at (or adds) a float stays one: write {int(node.value)}"
+                if float(node.value).is_integer() else "")
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             why = "/ always gives a float in Python, even for 6 / 3: // divides integers"
         elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Div):
@@ -3456,6 +3500,8 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
                 except Exception:  # noqa: BLE001 - a hint never hides the error
                     said = None
                 if said:
+                    if "so its biases are None" in said:      # why the value is None is said: no list of guesses
+                        hint = ""
                     specific, hint = True, said + (f"; {hint}" if hint else "")
                     msg = msg.split(", but expected one of:")[0]     # PyTorch's list of overloads: what was got says it
     if mine and frame is not None:
@@ -3483,13 +3529,6 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             called = None
         if called:
             specific, hint = True, called
-    if isinstance(value, AssertionError) and not mine and "got a Python float" in msg:
-        try:
-            floated = _float_source_hint(msg, tb)
-        except Exception:  # noqa: BLE001 - a hint never hides the error
-            floated = None
-        if floated:
-            specific, hint = True, floated
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
     specific = specific or any(key in msg for key, _ in _SELF_EXPLAINED)

@@ -1031,7 +1031,11 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "double != float": lambda: torch.ones(2, 3, dtype=torch.float64) @ torch.ones(3, 4),
              "float != double": lambda: torch.ones(2, 3) @ torch.ones(3, 4, dtype=torch.float64),
              "scalar type Double but found Float": lambda: torch.ones(2, 2, 3, dtype=torch.float64) @ torch.ones(2, 3, 4),
-             "takes 1 positional argument": lambda: torch.zeros((2, 3), 4)}
+             "takes 1 positional argument": lambda: torch.zeros((2, 3), 4),
+             "got (float, Tensor)": lambda: torch.ones(2, 3).masked_fill(float("-inf"), torch.ones(2, 3) > 0),
+             "t() expects a tensor with <= 2 dimensions": lambda: torch.ones(2, 3, 4).t(),
+             "~ (operator.invert) is only implemented": lambda: ~torch.ones(2, 3),
+             "hx should also be 3-D": lambda: nn.GRU(4, 5, batch_first=True)(torch.ones(2, 3, 4), torch.zeros(2, 5))}
     for part, make in cases.items():
         with pytest.raises(Exception) as info:
             make()
@@ -1296,3 +1300,39 @@ def test_an_argument_read_but_without_effect_is_not_said_ignored():
         assert "it ignores its min_freq argument" in text, text
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_a_size_that_is_two_named_sizes_added_is_said_as_two_sequences_joined():
+    """Trial 22q ch01-q01c: the encoder's and the decoder's outputs joined along time, (B, Tx + Ty, C) where
+    (B, Ty, C) is asked: with the sizes named, 12 = 7 + 5 (Ty + Tx) is said."""
+    hint = checks._shape_hint((2, 12, 6), (2, 7, 6), {"B": 2, "Tx": 5, "Ty": 7, "C": 6})
+    assert hint.startswith("dimension 1 has 12 = 7 + 5 (Ty + Tx) where 7 (Ty) is expected: the Tx steps joined"), hint
+    assert "Ty + Tx" not in checks._shape_hint((2, 12, 6), (2, 7, 6)), "no sizes named: no sum guessed"
+
+
+def test_the_biases_of_a_bias_free_layer_are_said_none_with_the_flag_to_test():
+    """Trial 22q ch03-q03c: `if cell.bias is None` lets a bias-free cell through to cell.bias_ih + cell.bias_hh
+    (None + None): the message says the layer was built with bias=False and that .bias is a flag."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                       store_history=True)
+        shell.run_cell("def biases(cell):\n    return cell.bias_ih + cell.bias_hh\n", store_history=True)
+        text = _brief_message(shell, "biases(torch.nn.LSTMCell(3, 4, bias=False))")
+        assert "cell is built with bias=False, so its biases are None (cell.bias is False, a flag" in text, text
+        assert "list.sort()" not in text, text
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_a_pair_returned_in_the_other_order_is_said_so():
+    """Trial 22q ch08-q08e: (contexts, weights) returned where (weights, contexts) is asked: assert_type(items=...)
+    names the order; a pair of other shapes is left to the shape checks."""
+    w, c = torch.zeros(2, 3, 4), torch.zeros(2, 3, 5)
+    shapes = {"weights": (2, 3, 4), "contexts": (2, 3, 5)}
+    _fails(r"f's value: your items have the shapes of \(contexts, weights\), in that order, where \(weights, "
+           r"contexts\) is asked", checks.assert_type, (c, w), "tuple", "f's value", items=shapes)
+    checks.assert_type((w, c), "tuple", "f's value", items=shapes)
+    checks.assert_type((w, torch.zeros(2, 3)), "tuple", "f's value", items=shapes)
