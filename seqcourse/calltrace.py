@@ -257,6 +257,9 @@ class Recorder:
         def local(frame, event, arg):
             if state["inner"] is not None:
                 state["inner"] = state["inner"](frame, event, arg)
+            if event == "return":
+                call.raised = state.get("event") == "exception"    # it ends by raising: no value returned
+            state["event"] = event
             if event in ("line", "return"):
                 try:
                     for name, v in frame.f_locals.items():
@@ -335,6 +338,7 @@ class Call:
         self.shared = None                        # layers a module argument holds under two names (_shared)
         self.returned_at = None                   # the line it returned from
         self.rebound = {}                         # argument -> the line that first binds it again
+        self.raised = False                       # it ended by raising an exception
 
 
 _current: list = []       # the Recorder of the test cell that runs (at most one), and of the last one that ran
@@ -1074,6 +1078,78 @@ def _first_difference() -> tuple[str, bool]:
                                                                              else "")), True
 
 
+def line_as_reference(qualname: str, var: str) -> bool:
+    """Whether the student's line that makes ``var`` in the latest recorded call of ``qualname`` reads and calls
+    what the reference's line does (the same features: the line was not edited in its names or calls). Never
+    fails: False when unknown."""
+    try:
+        rec = _current[0] if _current else None
+        for call in reversed(rec.calls if rec is not None else []):
+            if call.code.co_qualname != qualname or var not in call.first:
+                continue
+            ref = hints.reference_value(call.line, qualname, call.signature, var)
+            if not ref or "reads" not in ref or call.count.get(var, 1) != 1 \
+                    or hints.reference_value(call.line, qualname, call.signature, f"{var}#n") is not None:
+                return False            # bound more than once: the edit may be in a later line that binds it
+            mine = sorted({feature_key(f) for f in line_features(call.code.co_filename, call.first[var][1],
+                                                                 call.code.co_varnames)})
+            return mine == sorted(ref["reads"])
+        return False
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return False
+
+
+def number_arguments() -> dict:
+    """``{argument name: number}`` of the numbers (not 0, 1 or a flag) the notebook functions were given while the
+    test cell that runs (or ran last) called them: the factors a wrong result may be off by. Never fails."""
+    try:
+        rec = _current[0] if _current else None
+        found = {}
+        for call in reversed(rec.calls if rec is not None else []):
+            for name, v in call.given.items():
+                if type(v) in (int, float) and v not in (0, 1) and name not in found:
+                    found[name] = v
+        return found
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return {}
+
+
+def raised_difference() -> str:
+    """For a test cell whose run raised inside a notebook function: the innermost recorded call that never returned,
+    when it was given the reference's inputs, and the first variable it bound (in the order they were bound) whose
+    value is not the reference's, with its line, in words; ``""`` otherwise (other inputs: the caller is the place
+    to look). Never fails."""
+    try:
+        rec = _current[0] if _current else None
+        raised = [c for c in (rec.calls if rec is not None else []) if c.raised or c.end is None]
+        if not raised:
+            return ""
+        call = max(raised, key=lambda c: c.start)      # the innermost: the last one to start
+
+        def ref(name):
+            return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
+
+        compared = [_differs(v, ref(n)) for n, v in call.given.items()]
+        if not any(d is not None for d in compared) or any(compared):
+            return ""
+        if any(d is None and isinstance(v, torch.Tensor) and ref(n) is None
+               for d, (n, v) in zip(compared, call.given.items())):
+            return ""
+        for name, (value, lineno) in call.first.items():
+            if _differs(value, ref(name)):
+                want, got = (ref(name) or {}).get("value"), _scalar(value)
+                numbers = f" ({_number(got)} where the reference's is {_number(want)})" if None not in (want, got) \
+                    else _how(value, ref(name) or {})
+                line = linecache.getline(call.code.co_filename, lineno).strip()
+                return (f"in {call.code.co_qualname}, given the same inputs as the reference's (while the test ran "
+                        f"`{call.line}`), `{name}` is the first variable whose value differs from the reference's "
+                        f"`{name}`{numbers}" + (f', made at your line "{line}"' if line else "")
+                        + ": it goes wrong before the line that raises, so the error likely starts there")
+        return ""
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
 def first_nan() -> str:
     """The first value a variable of the student's functions got that holds NaN while what its call was
     given holds none, in words (the function, the variable, the line), or ``""``: where NaN is made. Never fails."""
@@ -1094,9 +1170,21 @@ def first_nan() -> str:
         line = linecache.getline(call.code.co_filename, lineno).strip()
         return (f"the first variable that holds NaN is `{name}` in {call.code.co_qualname}"
                 + (f', made at your line "{line}"' if line else "") + " (what it was given holds none)"
-                + _from_infinite(call, name, line, stamp) + _given_otherwise(rec, call))
+                + (_from_infinite(call, name, line, stamp) or _from_division(line)) + _given_otherwise(rec, call))
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""
+
+
+def _from_division(line: str) -> str:
+    """The NaN made at a line that divides (and takes no softmax): 0 / 0, in words; ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split("  #")[0].strip())
+    except SyntaxError:
+        return ""
+    if "softmax" in line or not any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(tree)):
+        return ""
+    return (", by a division: 0 / 0 gives NaN, so what it divides by is 0 somewhere (a sum over another axis than "
+            "the one the values share, or over entries that are all 0?)")
 
 
 def _from_infinite(call, name: str, line: str, stamp: int) -> str:

@@ -154,6 +154,10 @@ def _shape_hint(got: tuple, want: tuple, sizes: dict | None = None) -> str:
     for short, long, missing in ((got, want, True), (want, got, False)):   # one whole axis too few or too many
         if len(long) == len(short) + 1:
             axes = [k for k in range(len(long)) if long[:k] + long[k + 1:] == short]
+            if axes and missing and not short:        # one number where a vector is asked
+                return (f"a single number (0-dim) where a vector of {long[0]} entries is asked: iterating over a "
+                        "tensor (a for loop, zip, dict(zip(keys, t))) gives its entries one number at a time; cut it "
+                        f"into blocks first (t.chunk(k) or t.split(size)), or an index or a sum too many?")
             if axes:
                 k = axes[0]
                 return (f"axis {k} (size {long[k]}) of the expected shape is missing: indexed away ([:, -1] or [0] "
@@ -520,9 +524,41 @@ def _edit_hint(a, e, name: str | None, strong: bool | None = None) -> str:
         return ""
     try:
         from seqcourse import hints
-        return hints.describe(a, e, name, strong)
+        return _edits_of_changed_lines(hints.describe(a, e, name, strong))
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""
+
+
+def _edits_of_changed_lines(text: str) -> str:
+    """The edit hints of ``text`` ("...; or ...") without those that put another name in a line the student's code
+    has as the reference's (same names and calls): that edit cannot be the student's."""
+    from seqcourse import calltrace
+
+    if not text:
+        return text
+    text = text.replace("; or with your values are what you get ", "; or ")    # two recorded texts joined
+    parts = text.split("; or ")
+    keep = []
+    for part in parts:
+        m = re.search(r"what you get with `([^`]+)` where `([^`]+)` is needed \(in ([\w.]+), the line that computes "
+                      r"`(\w+)`\)", part)
+        if m:
+            try:
+                names = [{n.id for n in ast.walk(ast.parse(x, mode="eval")) if isinstance(n, ast.Name)}
+                         for x in m.group(1, 2)]
+            except SyntaxError:
+                names = [set(), set()]
+            if names[0] != names[1] and calltrace.line_as_reference(m.group(3), m.group(4)):
+                continue
+        keep.append(part)
+    if len(keep) == len(parts):
+        return text
+    if not keep:
+        return ""
+    out = "; or ".join(keep)
+    if len(keep) == 1:
+        out = out.replace(" (these give the same values here)", "").replace(" (these give the same error here)", "")
+    return out if out.startswith(("your values", "this error")) else "your values are what you get " + out
 
 
 def _squashed(a: torch.Tensor, e: torch.Tensor, close) -> str:
@@ -574,6 +610,14 @@ def _factor_name(c: float, sizes: dict | None, fallback: str, rel: float = 1e-3)
                                     f"sum is asked?)")):
             if near(c, value):
                 return f" = {text.split(':')[0]} ({name}={v:g}):{text.split(':', 1)[1]}"
+    if not sizes:
+        from seqcourse import calltrace
+        for name, v in calltrace.number_arguments().items():       # a number the function was given
+            v = float(v)
+            if v > 0 and near(c, 1 / v):
+                return f" = 1/{name} ({name}={v:g} was given): a factor {name} missing, or a division by it too many?"
+            if v > 0 and near(c, v):
+                return f" = {name} ({name}={v:g} was given): a factor {name} too many, or a division by it missing?"
     for (x, vx), (y, vy) in itertools.permutations((sizes or {}).items(), 2):
         vx, vy = float(vx), float(vy)
         if vx > 0 and vy > 0 and vx != vy:
@@ -772,7 +816,10 @@ def assert_type(value, expected, name: str = "output", *, of=None, ndim: int | N
             hint = " (index it with [0] or squeeze it)" if ndim == 0 and value.numel() == 1 else ""
             raise AssertionError(f"{name}: must be {what}, got shape {_shape(value)}{hint}")
         if dtype is not None and value.dtype != dtype:
-            raise AssertionError(f"{name}: must have dtype {dtype}, got {value.dtype}")
+            both = value.dtype.is_floating_point and dtype.is_floating_point
+            raise AssertionError(f"{name}: must have dtype {dtype}, got {value.dtype}" + (
+                " (computed in another precision and not converted back: return it in the dtype of the inputs, "
+                "e.g. .to(x.dtype) on the result)" if both else ""))
     if items and want in (list, tuple):
         _assert_item_order(value, items, name)
     if of is not None and want in (list, tuple):
@@ -908,7 +955,7 @@ def assert_softmax(weights, name: str = "weights", *, dim: int = -1, mask=None, 
         idx = tuple(int(i) for i in torch.isnan(w).nonzero()[0])
         from seqcourse import calltrace
         made = calltrace.first_nan()
-        if "holds -inf" in made or "holds inf" in made:
+        if "holds -inf" in made or "holds inf" in made or "0 / 0 gives NaN" in made:
             raise AssertionError(f"{name}: contains NaN (first at index {idx}): {made}")
         raise AssertionError(f"{name}: contains NaN (first at index {idx}): a softmax gives NaN over entries that are "
                              f"all -inf, or over entries of which one is +inf (a mask filled with float('inf') where "
@@ -1556,6 +1603,11 @@ _ERROR_HINTS = _SELF_EXPLAINED + (
     ("hx should also be 3-D but got 2-D tensor", "nn.RNN / nn.GRU / nn.LSTM take their initial state as "
      "(num_layers * num_directions, B, H), with batch_first or not: a (B, H) state needs h[None] (unsqueeze(0)); a "
      "cell (nn.GRUCell, nn.LSTMCell) is what takes (B, H)"),
+    ("Expected floating point type for target with class probabilities", "F.cross_entropy took the targets as "
+     "class probabilities because the scores have the targets' shape: scores (N, C) go with class ids (N,), so the "
+     "scores have lost their class axis (an index such as [:, -1] that took it away, or the wrong tensor?)"),
+    ("in argument 0, but got tuple", "the list given to torch.stack / torch.cat holds tuples, not tensors (a state "
+     "pair (h, c) appended whole?): append the one tensor you mean (h), or stack each part of the pairs apart"),
     ("masked_fill() received an invalid combination of arguments - got (float, Tensor)", "masked_fill takes the "
      "mask first and the value second: x.masked_fill(mask, value), e.g. scores.masked_fill(~mask, float('-inf'))"),
     ("t() expects a tensor with <= 2 dimensions", ".t() swaps the two axes of a matrix only; for a batch of "
@@ -3152,6 +3204,12 @@ def _operand_hint(value: BaseException, line: str, env: dict, source: str = "") 
         for n in nodes:
             if isinstance(n, ast.Subscript):
                 base, i = _operand(n.value, env), _operand(n.slice, env)
+                if type(base) in (list, tuple) and type(i) is int and not base:
+                    lst = ast.unparse(n.value)
+                    at = _bound_at(source, lst) if source and lst.isidentifier() else None
+                    return (f"{lst} is empty here" + (f' (your line "{at}" makes it)' if at else "") + f", so it has "
+                            f"no item {i}: an empty start (a hypothesis or a sequence with no token yet) needs its "
+                            "first item, e.g. the <sos> token, or a case of its own")
                 if type(base) in (list, tuple) and type(i) is int and not -len(base) <= i < len(base):
                     made = {t: _bound_at(source, t) for t in (ast.unparse(n.value), ast.unparse(n.slice))
                             if t.isidentifier()} if source else {}
@@ -3324,6 +3382,86 @@ def _api_hint(value: BaseException, line: str, env: dict) -> str | None:
     return _swapped_hint(nodes, env, msg)
 
 
+def _reshape_hint(msg: str, line: str, env: dict) -> str | None:
+    """view/reshape asked for sizes that do not multiply out to the tensor's entries: the tensor, its shape, and each
+    size on the line that is not one of the tensor's sizes (with the expression that gave it); None otherwise."""
+    m = re.search(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)", msg)
+    if not m:
+        return None
+    numel = int(m.group(2))
+    for node in (n for n in _line_nodes(line) if isinstance(n, ast.Call)):
+        if not (isinstance(node.func, ast.Attribute) and node.func.attr in ("view", "reshape")):
+            continue
+        base = _operand(node.func.value, env)
+        if not isinstance(base, torch.Tensor) or base.numel() != numel:
+            continue
+        args = list(node.args[0].elts) if len(node.args) == 1 and isinstance(node.args[0], (ast.Tuple, ast.List)) \
+            else list(node.args)
+        odd = []
+        for a in args:
+            v = _operand(a, env)
+            if isinstance(a, ast.Call) and ast.unparse(a.func) == "len" and len(a.args) == 1:
+                inner = _operand(a.args[0], env)        # len(...) of a value on hand: no code of the student's runs
+                if isinstance(inner, (list, tuple, dict, str)) or type(inner).__module__.startswith("seqcourse"):
+                    v = len(inner)
+            if type(v) is int and v not in (-1, 1) and v not in tuple(base.shape) and not isinstance(a, ast.Constant):
+                odd.append(f"{ast.unparse(a)} is {v}")
+        text = ast.unparse(node.func.value)
+        return (f"{text} {_fmt(base.shape)} has {numel} entries, which the sizes asked ({m.group(1)}) do not "
+                "multiply out to" + (f"; {', '.join(odd)}, which is not a size of {text}: the size of another tensor "
+                                     f"(or vocabulary) used? read it from {text}.shape" if odd else
+                                     ": print the shapes (the wrong tensor?)"))
+    return None
+
+
+def _index_select_hint(msg: str, line: str, env: dict) -> str | None:
+    """x.index_select(dim, idx) (or torch.index_select) with indices past the end of that axis: the axis, its size,
+    the largest index, and the axes the indices would fit; None otherwise."""
+    m = re.search(r"INDICES element is out of DATA bounds, id=(\d+) axis_dim=(\d+)|index out of range in self", msg)
+    if not m:
+        return None
+    for node in (n for n in _line_nodes(line) if isinstance(n, ast.Call)):
+        if not (isinstance(node.func, ast.Attribute) and node.func.attr == "index_select"):
+            continue
+        method = isinstance(_operand(node.func.value, env), torch.Tensor)
+        args = ([node.func.value] if method else []) + list(node.args)
+        if len(args) < 3:
+            continue
+        x, dim, idx = (_operand(a, env) for a in args[:3])
+        if not (isinstance(x, torch.Tensor) and type(dim) is int and isinstance(idx, torch.Tensor) and idx.numel()):
+            continue
+        top = int(idx.max())
+        fits = [d for d in range(x.dim()) if d != dim % x.dim() and x.shape[d] > top]
+        return (f"{ast.unparse(args[0])} {_fmt(x.shape)}.index_select({dim}, {ast.unparse(args[2])}): the indices go "
+                f"up to {top}, but axis {dim} has {x.shape[dim]} entries" + (
+                    f"; they fit axis {fits[0]} (size {x.shape[fits[0]]}): the axis they count?" if fits else ""))
+    return None
+
+
+def _hidden_state_hint(msg: str, line: str, env: dict, source: str) -> str | None:
+    """nn.RNN / nn.GRU / nn.LSTM given an initial state of another shape ("Expected hidden size (1, 2, 4), got
+    [1, 5, 4]"): which axis differs and what that axis holds, the state's name on the line and the line that makes
+    it; None for another error."""
+    m = re.search(r"Expected hidden(?:\[\d\])? size \((\d+), (\d+), (\d+)\), got \[(\d+), (\d+), (\d+)\]", msg)
+    if not m:
+        return None
+    want, got = tuple(map(int, m.groups()[:3])), tuple(map(int, m.groups()[3:]))
+    axes = ("num_layers * num_directions", "the batch size B", "the hidden size H")
+    state = None
+    for node in (n for n in _line_nodes(line) if isinstance(n, ast.Call)):
+        if isinstance(_operand(node.func, env), torch.nn.RNNBase):
+            state = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "hx"),
+                                                                 None)
+            break
+    text = ast.unparse(state) if state is not None else "the state"
+    said = "; ".join(f"axis {d} has {got[d]} where {want[d]} ({axes[d]}) is expected" for d in range(3)
+                     if want[d] != got[d])
+    made = _bound_at(source, text) if text.isidentifier() and source else None
+    return (f"{text} is {_fmt(got)}: {said}; the state of nn.RNN / nn.GRU / nn.LSTM is (num_layers * "
+            "num_directions, B, H), with batch_first=True too (batch_first orders the input only)"
+            + (f'; your line "{made}" makes it' if made else ""))
+
+
 def _bounds_hint(nodes: list, env: dict, index: int, dim: int, size: int) -> str | None:
     """An index past the end of a tensor's axis: the expression on the line that gives it, its value and the
     values of the names it is made of."""
@@ -3331,14 +3469,25 @@ def _bounds_hint(nodes: list, env: dict, index: int, dim: int, size: int) -> str
         if not isinstance(n, ast.Subscript):
             continue
         base = _operand(n.value, env)
-        if not isinstance(base, torch.Tensor) or base.dim() <= dim or base.shape[dim] != size:
+        if isinstance(base, torch.Tensor) and (base.dim() <= dim or base.shape[dim] != size):
             continue
+        shape = _fmt(base.shape) if isinstance(base, torch.Tensor) else f"(size {size} along axis {dim})"
         parts = list(n.slice.elts) if isinstance(n.slice, ast.Tuple) else [n.slice]
         if any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts) or dim >= len(parts):
             continue
         part = parts[dim]
         got = _operand(part, env)
-        if isinstance(part, (ast.Slice, ast.Constant)) or type(got) is not int or got != index:
+        if (isinstance(got, torch.Tensor) and not got.is_floating_point() and got.numel()
+                and not isinstance(part, ast.Slice) and index in got.flatten().tolist()):
+            shown = got.flatten().tolist()[:8]
+            return (f"{ast.unparse(part)} holds {shown} here, but the positions along axis {dim} of "
+                    f"{ast.unparse(n.value)} {shape} run from 0 to {size - 1}: {index} is one past the "
+                    "last" if index == size else f"{ast.unparse(part)} holds {shown} here, but the positions along "
+                    f"axis {dim} of {ast.unparse(n.value)} {shape} run from 0 to {size - 1}") + (
+                    f" (a length or count used as a position: the last position of a sequence of length n is "
+                    f"n - 1, so {ast.unparse(part)} - 1)" if index == size else "")
+        if isinstance(part, (ast.Slice, ast.Constant)) or type(got) is not int or got != index \
+                or not isinstance(base, torch.Tensor):
             continue
         names = {m.id: env[m.id] for m in ast.walk(part) if isinstance(m, ast.Name) and type(env.get(m.id)) is int
                  and m is not part}
@@ -3491,16 +3640,23 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             except Exception:  # noqa: BLE001 - a hint never hides the error
                 made = None
             env = {**frame.f_globals, **frame.f_locals}
+            from seqcourse import calltrace
+            raised = calltrace.raised_difference()    # the reference's inputs, a number of its own gone wrong first
+            made = (raised, []) if raised and "where the reference's is" in raised else made
             at = made[0] if made else _shape_hint_at(msg, deepest.line or "", env, source)
             specific, hint = bool(at) and not made, at or hint
             if not at:
                 try:
-                    said = (_api_hint(value, deepest.line or "", env) or _operand_hint(value, deepest.line or "", env, source)
+                    complete = (_hidden_state_hint(msg, deepest.line or "", env, source)   # says it all
+                                or _reshape_hint(msg, deepest.line or "", env)
+                                or _index_select_hint(msg, deepest.line or "", env))
+                    said = (complete or _api_hint(value, deepest.line or "", env)
+                            or _operand_hint(value, deepest.line or "", env, source)
                             or _call_hint(msg, deepest.line or "", env))
                 except Exception:  # noqa: BLE001 - a hint never hides the error
-                    said = None
+                    said, complete = None, None
                 if said:
-                    if "so its biases are None" in said:      # why the value is None is said: no list of guesses
+                    if complete or "so its biases are None" in said:   # the cause is said: no list of guesses
                         hint = ""
                     specific, hint = True, said + (f"; {hint}" if hint else "")
                     msg = msg.split(", but expected one of:")[0]     # PyTorch's list of overloads: what was got says it
@@ -3540,6 +3696,8 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             hint = f"Likely cause: {edit}" + (f"; {hint}" if hint else "")
     here = f"{_cell_label(shell, outer.filename)}, line {outer.lineno}"
     caller, received = _caller_of(mine, tb, shell) if mine else ("", "")
+    if made and "given the same inputs as the reference's" in made[0]:
+        received = ""             # not what the caller passed: the function's own value
     if mine and re.search(r"must match the size|cannot be multiplied|Expected size|mismatch|must be equal to", msg):
         try:
             reversed_axes = _transpose_3d_note(tb, {f.filename for f in mine})

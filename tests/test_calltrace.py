@@ -507,6 +507,45 @@ def test_an_argument_bound_again_in_a_loop_is_named_with_its_line(shell):
     msg = _message(shell, student, test)
     assert 'it reads `x`, an argument of f that your line "x = x[idx]" binds again' in msg, msg
 
+def test_an_error_raised_after_a_value_went_wrong_names_that_value(shell):
+    """Trial 22r's ch05-r05a: reverse_padded takes T from the lengths (3) where the padded batch has 5 steps, and an
+    expand raises later: given the reference's inputs, the first variable whose value differs (T) and its line are
+    named, and what the caller passed is not blamed."""
+    ref = ("def f(x, lengths):\n"
+           "    B, T = x.shape[0], x.shape[1]\n"
+           "    idx = torch.arange(T)[None, :].expand(B, T)\n"
+           "    return x.gather(1, idx)\n")
+    test = ("x = torch.arange(10.).reshape(2, 5)\n"
+            "out = f(x, torch.tensor([3, 1]))\n"
+            "assert_close(out, expected, name='f(x, lengths)')\n")
+    shell.record(ref, test)
+    student = ref.replace("B, T = x.shape[0], x.shape[1]", "B, T = x.shape[0], int(lengths.max())") \
+        .replace("idx = torch.arange(T)[None, :].expand(B, T)", "idx = torch.arange(T)[None, :].expand_as(x)")
+    assert shell.run_cell(student).success
+    result = shell.run_cell(test)
+    from seqcourse.checks import brief_error
+
+    exc = result.error_in_exec
+    assert exc is not None
+    msg = brief_error(exc, exc.__traceback__, shell)
+    assert "`T` is the first variable whose value differs from the reference's `T` (3 where the reference's is 5), " \
+           'made at your line "B, T = x.shape[0], int(lengths.max())": it goes wrong before' in msg, msg
+
+def test_nan_from_a_division_and_a_factor_of_an_argument_are_named(shell):
+    """Trial 22r's ch08-r08a (weights renormalised over the wrong axis: 0 / 0) and ch02-r02e (a factor 1/max_norm:
+    the argument the function was given is named)."""
+    ref = ("def f(x, scale):\n"
+           "    w = x / x.sum(dim=-1, keepdim=True)\n"
+           "    return w * scale\n")
+    test = ("x = torch.tensor([[1.0, 3.0, 0.0], [2.0, 2.0, 0.0]])\n"
+            "out = f(x, 3.5)\n"
+            "assert_close(out, expected, name='f(x, 3.5)')\n")
+    shell.record(ref, test)
+    msg = _message(shell, ref.replace("dim=-1", "dim=0"), test)
+    assert "the first variable that holds NaN is `w` in f" in msg and "0 / 0 gives NaN" in msg, msg
+    msg = _message(shell, ref.replace("return w * scale", "return w"), test)
+    assert "= 1/scale (scale=3.5 was given): a factor scale missing" in msg, msg
+
 
 def test_a_cell_is_parsed_once_while_its_text_is_unchanged_and_again_when_it_changes():
     """The readers of a student's lines share one parse of the cell (:func:`calltrace._cell_tree`); a cell run again

@@ -1035,7 +1035,9 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "got (float, Tensor)": lambda: torch.ones(2, 3).masked_fill(float("-inf"), torch.ones(2, 3) > 0),
              "t() expects a tensor with <= 2 dimensions": lambda: torch.ones(2, 3, 4).t(),
              "~ (operator.invert) is only implemented": lambda: ~torch.ones(2, 3),
-             "hx should also be 3-D": lambda: nn.GRU(4, 5, batch_first=True)(torch.ones(2, 3, 4), torch.zeros(2, 5))}
+             "hx should also be 3-D": lambda: nn.GRU(4, 5, batch_first=True)(torch.ones(2, 3, 4), torch.zeros(2, 5)),
+             "class probabilities": lambda: F.cross_entropy(torch.randn(4), torch.tensor([0, 1, 1, 0])),
+             "but got tuple": lambda: torch.stack([(torch.ones(2), torch.ones(2))])}
     for part, make in cases.items():
         with pytest.raises(Exception) as info:
             make()
@@ -1336,3 +1338,75 @@ def test_a_pair_returned_in_the_other_order_is_said_so():
            r"contexts\) is asked", checks.assert_type, (c, w), "tuple", "f's value", items=shapes)
     checks.assert_type((w, c), "tuple", "f's value", items=shapes)
     checks.assert_type((w, torch.zeros(2, 3)), "tuple", "f's value", items=shapes)
+
+
+def test_trial_22r_errors_name_their_cause():
+    """Trial 22r: a length used as a position (ch05-r05b), [-1] of an empty list (ch09-r09e), an RNN state sized with
+    the time axis (ch01-r01a), a reshape by another vocabulary's size (ch09-r09d)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import torch\nfrom torch import nn\nfrom seqcourse.checks import explain_errors\n"
+                       "explain_errors()\n", store_history=True)
+        shell.run_cell(
+            "def last(hs, lengths):\n"
+            "    rows = torch.arange(len(lengths))\n"
+            "    return torch.stack(hs, dim=1)[rows, lengths]\n"
+            "def first(hyps):\n"
+            "    out = []\n"
+            "    for tokens in hyps:\n"
+            "        out.append(tokens[-1])\n"
+            "    return out\n"
+            "def run(rnn, x):\n"
+            "    h0 = x.new_zeros(1, x.shape[1], rnn.hidden_size)\n"
+            "    return rnn(x, h0)\n"
+            "VOCAB = list(range(67))\n"
+            "def flat(logits):\n"
+            "    return logits.reshape(-1, len(VOCAB))\n", store_history=True)
+        text = _brief_message(shell, "last([torch.ones(2, 3)] * 4, torch.tensor([2, 4]))")
+        assert "lengths holds [2, 4] here" in text and "4 is one past the last" in text and "lengths - 1" in text, text
+        text = _brief_message(shell, "first([[4], []])")
+        assert "tokens is empty here" in text and "no item -1" in text, text
+        text = _brief_message(shell, "run(nn.GRU(3, 4, batch_first=True), torch.ones(2, 5, 3))")
+        assert "h0 is (1, 5, 4): axis 1 has 5 where 2 (the batch size B) is expected" in text, text
+        assert 'your line "h0 = x.new_zeros(1, x.shape[1], rnn.hidden_size)" makes it' in text, text
+        text = _brief_message(shell, "flat(torch.ones(2, 4, 6))")
+        assert "len(VOCAB) is 67, which is not a size of logits" in text, text
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_trial_22r_values_name_their_cause():
+    """Trial 22r: index_select along the time axis with example indices (ch01-r01e); one number where a vector is
+    asked, from zip over a tensor (ch03-r03e)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    _fails(r"a single number \(0-dim\) where a vector of 2 entries is asked: iterating over a tensor", assert_shape,
+           torch.zeros(()), (2,))
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                       store_history=True)
+        shell.run_cell("def pick(x, idx):\n    return x.index_select(1, idx)\n", store_history=True)
+        text = _brief_message(shell, "pick(torch.ones(20, 3, 1), torch.tensor([4, 17]))")
+        assert "x (20, 3, 1).index_select(1, idx): the indices go up to 17, but axis 1 has 3 entries; they fit " \
+               "axis 0 (size 20)" in text, text
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_an_edit_hint_is_dropped_when_the_students_line_is_the_references(monkeypatch):
+    """Trial 22r's ch07-r07e: an edit that puts another name in the line that makes h_left is not said when the
+    student's line that makes h_left reads and calls what the reference's does (the change is elsewhere); an edit
+    of a number (same names) is kept."""
+    from seqcourse import calltrace
+
+    monkeypatch.setattr(calltrace, "line_as_reference", lambda qualname, var: var == "h_left")
+    one = "your values are what you get with `left[0]` where `state[0]` is needed (in Enc.forward, the line that computes `h_left`)"
+    two = "with `out + h` where `inp + h` is needed (in Enc.forward, the line that computes `h`) (these give the same values here)"
+    assert checks._edits_of_changed_lines(one) == ""
+    assert checks._edits_of_changed_lines(f"{one}; or {two}") == \
+        "your values are what you get with `out + h` where `inp + h` is needed (in Enc.forward, the line that computes `h`)"
+    same_names = "your values are what you get with `x[:, t - 1]` where `x[:, t]` is needed (in Enc.forward, the line that computes `h_left`)"
+    assert checks._edits_of_changed_lines(same_names) == same_names
