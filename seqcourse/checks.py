@@ -3479,13 +3479,13 @@ def _bounds_hint(nodes: list, env: dict, index: int, dim: int, size: int) -> str
         got = _operand(part, env)
         if (isinstance(got, torch.Tensor) and not got.is_floating_point() and got.numel()
                 and not isinstance(part, ast.Slice) and index in got.flatten().tolist()):
-            shown = got.flatten().tolist()[:8]
-            return (f"{ast.unparse(part)} holds {shown} here, but the positions along axis {dim} of "
-                    f"{ast.unparse(n.value)} {shape} run from 0 to {size - 1}: {index} is one past the "
-                    "last" if index == size else f"{ast.unparse(part)} holds {shown} here, but the positions along "
-                    f"axis {dim} of {ast.unparse(n.value)} {shape} run from 0 to {size - 1}") + (
-                    f" (a length or count used as a position: the last position of a sequence of length n is "
-                    f"n - 1, so {ast.unparse(part)} - 1)" if index == size else "")
+            shown, text = got.flatten().tolist()[:8], ast.unparse(part)
+            said = (f"{text} holds {shown} here, but the positions along axis {dim} of {ast.unparse(n.value)} "
+                    f"{shape} run from 0 to {size - 1}")
+            if index == size:
+                said += (f": {index} is one past the last (a length or count used as a position: the last position "
+                         f"of a sequence of length n is n - 1, so {text} - 1)")
+            return said
         if isinstance(part, (ast.Slice, ast.Constant)) or type(got) is not int or got != index \
                 or not isinstance(base, torch.Tensor):
             continue
