@@ -814,6 +814,9 @@ def assert_type(value, expected, name: str = "output", *, of=None, ndim: int | N
         if ndim is not None and value.dim() != ndim:
             what = "a 0-dim tensor" if ndim == 0 else f"a {ndim}-dim tensor"
             hint = " (index it with [0] or squeeze it)" if ndim == 0 and value.numel() == 1 else ""
+            if ndim and value.dim() > ndim and sorted(value.shape, reverse=True)[ndim:] == [1] * (value.dim() - ndim):
+                hint = (" (its extra axes have size 1: keepdim=True in a sum, mean or norm, or an index or [:, None] "
+                        "that keeps an axis? reduce without keepdim, or squeeze them)")
             raise AssertionError(f"{name}: must be {what}, got shape {_shape(value)}{hint}")
         if dtype is not None and value.dtype != dtype:
             both = value.dtype.is_floating_point and dtype.is_floating_point
@@ -3032,6 +3035,14 @@ def _name_hint(value: BaseException, line: str, function: str, local: dict) -> s
         if re.search(rf"\bfor\b.*\bin\b.*\b{re.escape(name)}\b.*\bfor\s+[\w, ]*\b{re.escape(name)}\b", line):
             return (f"in a comprehension with two for clauses the first one is the outer loop: {name} is used by "
                     f"a clause before the one that defines it (write (t for seq in seqs for t in seq))")
+        import difflib
+
+        names = [n for n in local if not n.startswith("_")]
+        near = [n for n in names if name.startswith(n + "_") or n.startswith(name + "_")] or \
+            difflib.get_close_matches(name, names, n=2, cutoff=0.6)
+        if near and function and not function.startswith("<"):
+            return (f"{function} has no variable {name}; its names here are {', '.join(names[:8])}: "
+                    f"{' or '.join(near)} meant? (a name from another function or exercise does not carry over)")
         return None
     if isinstance(value, KeyError) and value.args and isinstance(value.args[0], str):
         key = value.args[0]

@@ -1410,3 +1410,21 @@ def test_an_edit_hint_is_dropped_when_the_students_line_is_the_references(monkey
         "your values are what you get with `out + h` where `inp + h` is needed (in Enc.forward, the line that computes `h`)"
     same_names = "your values are what you get with `x[:, t - 1]` where `x[:, t]` is needed (in Enc.forward, the line that computes `h_left`)"
     assert checks._edits_of_changed_lines(same_names) == same_names
+
+
+def test_a_name_of_another_signature_and_a_kept_axis_name_their_cause():
+    """Trial 22r: h_prev (exercise 3's name) where gru_cell's argument is h (ch04-r04b); norms of shape (T + 1, 1, 1)
+    from keepdim=True where a 1-dim tensor is asked (ch02-r02d)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    _fails(r"must be a 1-dim tensor, got shape \(5, 1, 1\) \(its extra axes have size 1: keepdim=True", assert_type,
+           torch.zeros(5, 1, 1), "tensor", ndim=1)
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                       store_history=True)
+        shell.run_cell("def cell(x, h, w):\n    return torch.tanh(x @ w + h_prev)\n", store_history=True)
+        text = _brief_message(shell, "cell(torch.ones(2, 3), torch.ones(2, 4), torch.ones(3, 4))")
+        assert "cell has no variable h_prev; its names here are x, h, w: h meant?" in text, text
+    finally:
+        InteractiveShell.clear_instance()
