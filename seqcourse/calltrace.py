@@ -571,8 +571,6 @@ def _line_difference(call, var: str, ref, lineno: int | None = None) -> str:
             missing = [f for f in missing if f.startswith(kinds)]   # that is all or nearly all that differs
             if tuple(map(len, swapped)) == (1, 1) and len(extra) + len(missing) <= 1:
                 extra, missing = sorted(extra + swapped[0]), sorted(missing + swapped[1])
-            elif tuple(map(len, swapped)) == (1, 0) and not extra and not missing:
-                extra = swapped[0]          # one call more than the reference's and nothing else: that call
         if len(extra) + len(missing) > limit:   # too different to list: the calls alone, the products alone, or the
             for kind in ("call:", "mul:", "op:"):      # operators alone, if they differ little
                 e, m = [f for f in extra if f.startswith(kind)], [f for f in missing if f.startswith(kind)]
