@@ -879,12 +879,15 @@ def _verdict(call) -> tuple[str, list] | None:
     if returned and not any(returned):
         return None                         # it returns the reference's result: its own bookkeeping is its own
     wrong = []                              # (tick, name, k, how) of each variable's earliest wrong value
+    counters = _loop_counters(call)
     for n in call.first:
         seq = call.seq.get(n)
         if n in call.made and differs(n, call.made[n]):
             wrong.append((seq[0][2] if seq else -1, n, 0, "first"))
         elif n in call.seq:
             parted = _parted(call, n, ref)
+            if parted is not None and n in counters and parted[2] == "value":
+                continue          # a loop counter that starts right and counts in another order: bookkeeping
             if parted is not None:
                 wrong.append((parted[0], n, parted[1], parted[2]))
     if wrong:
@@ -901,6 +904,21 @@ def _verdict(call) -> tuple[str, list] | None:
     shaped = [n for n in call.first if n in call.made and differs(n, call.made[n]) is None
               and ref(n) is not None]
     return "result", shaped        # variables of another shape than the reference's: said, not blamed
+
+
+def _loop_counters(call) -> set:
+    """The names a ``for`` loop of the call's function counts with over a range (``for t in range(T)``,
+    ``reversed(range(T))``), whose values are ints: which order they count in is the student's bookkeeping."""
+    tree = _cell_tree(call.code.co_filename)
+    if tree is None:
+        return set()
+    first, last = call.code.co_firstlineno, max((ln for _, ln, _ in call.code.co_lines() if ln), default=0)
+    out = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.For) and first <= node.lineno <= last and isinstance(node.target, ast.Name)
+                and "range(" in ast.unparse(node.iter)):
+            out.add(node.target.id)
+    return {n for n in out if all(type(v) is int for v, *_ in call.seq.get(n, []))}
 
 
 def _rebound_argument(call, line: str, ref) -> str:

@@ -425,16 +425,16 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
                         f"wrong count (e.g. the padded length instead of each sequence's length)?")
 
     bad = _mismatch(a, e, atol, rtol)
+    located = _unexpected_call() or _located_difference(strong=True)    # a line and its values: before words
     for desc, mask in (regions or {}).items():
         try:
             m = torch.as_tensor(mask).to("cpu").bool().expand_as(bad)
         except Exception:  # noqa: BLE001 - a mask that does not fit is ignored
             continue
         if bad.any() and bool((bad <= m).all()):
-            return f"every wrong entry is in {desc}"
+            return f"every wrong entry is in {desc}" + (f"; {located}" if located else "")
         if bad.any() and bool((bad <= ~m).all()) and bool(m.any()):
-            return f"{desc} are right; every wrong entry is elsewhere"
-    located = _unexpected_call() or _located_difference(strong=True)    # a line and its values: before words
+            return f"{desc} are right; every wrong entry is elsewhere" + (f"; {located}" if located else "")
     if bad.any() and first_wrong:
         k = int(bad.flatten().nonzero()[0])
         if k in first_wrong:       # where the values first go wrong, then what a wrong entry there usually means

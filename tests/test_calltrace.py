@@ -546,6 +546,33 @@ def test_nan_from_a_division_and_a_factor_of_an_argument_are_named(shell):
     msg = _message(shell, ref.replace("return w * scale", "return w"), test)
     assert "= 1/scale (scale=3.5 was given): a factor scale missing" in msg, msg
 
+def test_a_loop_counter_that_counts_in_another_order_is_not_blamed(shell):
+    """Trial 22r's ch07-r07a: after a left-to-right loop, a right-to-left loop written as t counting up (reading
+    T - 1 - t) is bookkeeping; the variable made with the wrong index (mask[:, t] where mask[:, T - 1 - t] is meant)
+    is named instead of t."""
+    ref = ("def f(x, mask):\n"
+           "    T = x.shape[1]\n"
+           "    h = torch.zeros(x.shape[0])\n"
+           "    out = []\n"
+           "    for t in range(T):\n"
+           "        h = h + x[:, t] * mask[:, t]\n"
+           "    for t in reversed(range(T)):\n"
+           "        keep = mask[:, t]\n"
+           "        h = torch.where(keep, torch.tanh(h + x[:, t]), h)\n"
+           "        out.append(h)\n"
+           "    return torch.stack(out[::-1], dim=1)\n")
+    test = ("x = torch.arange(8.).reshape(2, 4) / 9\n"
+            "mask = torch.tensor([[True, True, True, False], [True, True, False, False]])\n"
+            "out = f(x, mask)\n"
+            "assert_close(out, expected, name='f(x, mask)')\n")
+    shell.record(ref, test)
+    student = ref.replace("    for t in reversed(range(T)):\n        keep = mask[:, t]\n"
+                          "        h = torch.where(keep, torch.tanh(h + x[:, t]), h)\n",
+                          "    for t in range(T):\n        keep = mask[:, t]\n"
+                          "        h = torch.where(keep, torch.tanh(h + x[:, T - 1 - t]), h)\n")
+    msg = _message(shell, student, test)
+    assert "`t` is" not in msg and 'your line "keep = mask[:, t]"' in msg, msg
+
 
 def test_a_cell_is_parsed_once_while_its_text_is_unchanged_and_again_when_it_changes():
     """The readers of a student's lines share one parse of the cell (:func:`calltrace._cell_tree`); a cell run again
