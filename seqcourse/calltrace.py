@@ -853,6 +853,16 @@ def _differs(value, pattern) -> bool | None:
     return not hints.matches(value, pattern)
 
 
+def _given_as_reference(call, ref) -> bool:
+    """Whether ``call`` was given what the reference's call at the same test line was given: something was recorded
+    to compare, nothing differs, and no tensor it was given lacks a counterpart ("the same inputs" unknown)."""
+    compared = [_differs(v, ref(n)) for n, v in call.given.items()]
+    if not any(d is not None for d in compared) or any(compared):
+        return False                        # nothing recorded for this call, or other inputs than the reference's
+    return not any(d is None and isinstance(v, torch.Tensor) and ref(n) is None
+                   for d, (n, v) in zip(compared, call.given.items()))
+
+
 def _verdict(call) -> tuple[str, list] | None:
     """How ``call`` differs from the reference's when it was given the reference's inputs and returned something
     else: ``("first", [name])``, the variable whose value where first bound is the earliest wrong value (in the order
@@ -869,12 +879,8 @@ def _verdict(call) -> tuple[str, list] | None:
     def differs(name, value):
         return _differs(value, ref(name))
 
-    compared = [differs(n, v) for n, v in call.given.items()]
-    if not any(d is not None for d in compared) or any(compared):
-        return None                         # nothing recorded for this call, or other inputs than the reference's
-    if any(d is None and isinstance(v, torch.Tensor) and ref(n) is None
-           for d, (n, v) in zip(compared, call.given.items())):
-        return None                         # a tensor it was given has no counterpart: "the same inputs" is unknown
+    if not _given_as_reference(call, ref):
+        return None
     returned = [differs(n, v) for n, v in call.made.items() if n.startswith("<return>")]
     if returned and not any(returned):
         return None                         # it returns the reference's result: its own bookkeeping is its own
@@ -1147,11 +1153,7 @@ def raised_difference() -> str:
         def ref(name):
             return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
 
-        compared = [_differs(v, ref(n)) for n, v in call.given.items()]
-        if not any(d is not None for d in compared) or any(compared):
-            return ""
-        if any(d is None and isinstance(v, torch.Tensor) and ref(n) is None
-               for d, (n, v) in zip(compared, call.given.items())):
+        if not _given_as_reference(call, ref):
             return ""
         for name, (value, lineno) in call.first.items():
             if _differs(value, ref(name)):
