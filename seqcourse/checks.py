@@ -1137,17 +1137,26 @@ def assert_uses_argument(results: dict, argument: str, call: str = "your functio
                          f"written in its place, a default or a global used instead of {argument}?)")
 
 
+def _cell_function(dotted: str, namespace: dict):
+    """The function that ``dotted`` ("build_vocab", "model.step") names in ``namespace`` if it was defined in a
+    notebook cell; None otherwise (a name of the course package, PyTorch's, or no function)."""
+    from seqcourse import calltrace
+
+    obj = namespace.get(dotted.split(".")[0])
+    for part in dotted.split(".")[1:]:
+        obj = getattr(obj, part, None)
+    if not isinstance(obj, types.FunctionType) or not calltrace._is_cell(obj.__code__.co_filename):
+        return None
+    return obj
+
+
 def _notebook_function(call: str, namespace: dict) -> tuple | None:
     """``(function, its dedented source, its parse tree)`` of the notebook function that a check's text of a call
     names ("build_vocab(seqs)", "model.step(x)"), looked up in ``namespace`` (the globals of the cell that runs the
     check); None when the name is not a function defined in a notebook cell."""
-    from seqcourse import calltrace
-
     found = re.match(r"([A-Za-z_][\w.]*)\(", call)
-    obj = namespace.get(found.group(1).split(".")[0]) if found else None
-    for part in (found.group(1).split(".")[1:] if found else []):
-        obj = getattr(obj, part, None)
-    if not isinstance(obj, types.FunctionType) or not calltrace._is_cell(obj.__code__.co_filename):
+    obj = _cell_function(found.group(1), namespace) if found else None
+    if obj is None:
         return None
     try:
         source = textwrap.dedent(inspect.getsource(obj))
@@ -3550,10 +3559,8 @@ def _signature_changed_hint(msg: str, line: str, tb) -> str | None:
     top = next((fr for fr, _ in traceback.walk_tb(tb) if calltrace._is_cell(fr.f_code.co_filename)), None)
     if top is None:
         return None
-    obj = top.f_globals.get(found.group(1).split(".")[0])
-    for part in found.group(1).split(".")[1:]:
-        obj = getattr(obj, part, None)
-    if not isinstance(obj, types.FunctionType) or not calltrace._is_cell(obj.__code__.co_filename):
+    obj = _cell_function(found.group(1), top.f_globals)
+    if obj is None:
         return None
     sig = _signature(obj)
     if sig is None:

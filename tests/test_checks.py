@@ -21,6 +21,15 @@ def _fails(match, fn, *args, **kwargs):
         fn(*args, **kwargs)
 
 
+@pytest.fixture
+def shell():
+    """An IPython shell (the one Jupyter runs cells in), cleared after the test."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    yield InteractiveShell.instance()
+    InteractiveShell.clear_instance()
+
+
 # ------------------------------------------------------------------------------------------------ shapes
 def test_shape_messages_name_the_likely_cause():
     _fails(r"expected shape \(2, 5, 4\), got \(5, 2, 4\); the same sizes in another order", assert_shape,
@@ -286,20 +295,14 @@ def test_use_reference_as_context_manager_and_missing_names():
     assert ns2["part1"](0) == "student" and not hasattr(ns2["part1"], "__seqcourse_original__")
 
 
-def test_use_reference_restores_after_the_ipython_cell_even_when_it_fails():
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("from seqcourse.checks import use_reference\ndef part1(x):\n    return 'student'\n")
-        res = shell.run_cell("_r = use_reference(globals(), part1=lambda x: 'reference')\n"
-                             "inside = part1(0)\nassert False, 'a visible test fails'\n_r.restore()\n")
-        assert res.error_in_exec is not None
-        assert shell.user_ns["inside"] == "reference"
-        assert shell.user_ns["part1"](0) == "student"
-        assert not hasattr(shell.user_ns["part1"], "__seqcourse_original__")
-    finally:
-        InteractiveShell.clear_instance()
+def test_use_reference_restores_after_the_ipython_cell_even_when_it_fails(shell):
+    shell.run_cell("from seqcourse.checks import use_reference\ndef part1(x):\n    return 'student'\n")
+    res = shell.run_cell("_r = use_reference(globals(), part1=lambda x: 'reference')\n"
+                         "inside = part1(0)\nassert False, 'a visible test fails'\n_r.restore()\n")
+    assert res.error_in_exec is not None
+    assert shell.user_ns["inside"] == "reference"
+    assert shell.user_ns["part1"](0) == "student"
+    assert not hasattr(shell.user_ns["part1"], "__seqcourse_original__")
 
 
 # ----------------------------------------------------------------------------------------------- weights
@@ -471,36 +474,30 @@ def test_diagnose_names_log_probabilities_ratios_and_interleaved_blocks():
     _fails(r"interleaved along dimension 0: your block j holds the entries j, j \+ 4", assert_close, interleaved, w)
 
 
-def test_brief_errors_show_the_students_line_in_one_line():
-    from IPython.core.interactiveshell import InteractiveShell
-
+def test_brief_errors_show_the_students_line_in_one_line(shell):
     from seqcourse.checks import brief_error
 
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors, assert_close\n"
-                       "def helper(x):\n    raise RuntimeError('inside a helper of the course')\n"
-                       "explain_errors()\n", store_history=True)            # the instructor's setup cell
-        shell.run_cell("def rnn_cell(x, W):\n    return x @ W\n\ndef part2(x):\n    return helper(x)\n\n"
-                       "def part3():\n    raise NotImplementedError()\n", store_history=True)   # the student's cell
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors, assert_close\n"
+                   "def helper(x):\n    raise RuntimeError('inside a helper of the course')\n"
+                   "explain_errors()\n", store_history=True)            # the instructor's setup cell
+    shell.run_cell("def rnn_cell(x, W):\n    return x @ W\n\ndef part2(x):\n    return helper(x)\n\n"
+                   "def part3():\n    raise NotImplementedError()\n", store_history=True)   # the student's cell
 
-        def message(code):
-            res = shell.run_cell(code, store_history=True)
-            exc = res.error_in_exec
-            assert exc is not None
-            return brief_error(exc, exc.__traceback__, shell)
+    def message(code):
+        res = shell.run_cell(code, store_history=True)
+        exc = res.error_in_exec
+        assert exc is not None
+        return brief_error(exc, exc.__traceback__, shell)
 
-        text = message("rnn_cell(torch.ones(3, 4), torch.ones(5, 4))")
-        assert "\n" not in text
-        assert text.startswith('RuntimeError at your line "return x @ W" (Cell In[')
-        assert "in rnn_cell): mat1 and mat2 shapes cannot be multiplied (3x4 and 5x4) -- x (3, 4) @ W (5, 4): a matrix product sums the LAST axis" in text
-        assert text.endswith(", line 1]") and "[this cell: Cell In[" in text
-        assert 'at your line "return helper(x)"' in message("part2(1)")          # never the course's helper line
-        assert "this part is not written yet -- replace that line with your code" in message("part3()")
-        text = message("assert_close(torch.ones(2), torch.zeros(2), name='h')")
-        assert text.startswith("AssertionError: h: 2 of 2 entries differ") and " at " not in text.split(":")[0]
-    finally:
-        InteractiveShell.clear_instance()
+    text = message("rnn_cell(torch.ones(3, 4), torch.ones(5, 4))")
+    assert "\n" not in text
+    assert text.startswith('RuntimeError at your line "return x @ W" (Cell In[')
+    assert "in rnn_cell): mat1 and mat2 shapes cannot be multiplied (3x4 and 5x4) -- x (3, 4) @ W (5, 4): a matrix product sums the LAST axis" in text
+    assert text.endswith(", line 1]") and "[this cell: Cell In[" in text
+    assert 'at your line "return helper(x)"' in message("part2(1)")          # never the course's helper line
+    assert "this part is not written yet -- replace that line with your code" in message("part3()")
+    text = message("assert_close(torch.ones(2), torch.zeros(2), name='h')")
+    assert text.startswith("AssertionError: h: 2 of 2 entries differ") and " at " not in text.split(":")[0]
 
 
 def _brief_message(shell, code):
@@ -512,197 +509,182 @@ def _brief_message(shell, code):
     return brief_error(exc, exc.__traceback__, shell)
 
 
-def test_error_hints_use_the_shapes_on_the_students_line():
+def test_error_hints_use_the_shapes_on_the_students_line(shell):
     """Trial 22: the hint of a PyTorch error names the tensors of the student's line, their shapes and the axis
     (ch02-m1, ch05-m6, ch08-m1 broadcast; ch04-m1, ch04-m3, ch07-m1 unpack; ch05-m5 indexing giving (B, B, H))."""
-    from IPython.core.interactiveshell import InteractiveShell
 
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
-                       store_history=True)
-        shell.run_cell(
-            "def masked_fill_wrong(energies, mask):\n"
-            "    return energies.masked_fill(~mask[:, :, None], float('-inf'))\n"
-            "def mean_wrong(total, lengths):\n"
-            "    return total / lengths.to(total.dtype)\n"
-            "def column_form(h_prev, W_hh, b_h):\n"
-            "    return torch.tanh(W_hh @ h_prev.T + b_h).T\n"
-            "def chunk_wrong(gi):\n"
-            "    i_r, i_z, i_n = gi.chunk(3, dim=0)\n"
-            "def split_wrong(weight_ih, h):\n"
-            "    H = h.shape[0]\n"
-            "    W_r, W_z, W_n = weight_ih.split(H)\n"
-            "def split_by_count(z):\n"
-            "    f, i, o, g = z.split(4, dim=-1)\n"
-            "def dot_wrong(dec, enc):\n"
-            "    return dec @ enc.T\n"
-            "class Head(torch.nn.Module):\n"
-            "    def __init__(self):\n"
-            "        super().__init__()\n"
-            "        self.head = torch.nn.Linear(3, 2)\n"
-            "    def forward(self, x):\n"
-            "        return self.head(x)\n"
-            "def embed_wrong(emb, ids):\n"
-            "    return emb(ids)\n"
-            "def final_wrong(outputs, last, H):\n"
-            "    forward_last = outputs[:, last, :H]\n"
-            "    backward_first = outputs[:, 0, H:]\n"
-            "    return torch.cat([forward_last, backward_first], dim=-1)\n", store_history=True)
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell(
+        "def masked_fill_wrong(energies, mask):\n"
+        "    return energies.masked_fill(~mask[:, :, None], float('-inf'))\n"
+        "def mean_wrong(total, lengths):\n"
+        "    return total / lengths.to(total.dtype)\n"
+        "def column_form(h_prev, W_hh, b_h):\n"
+        "    return torch.tanh(W_hh @ h_prev.T + b_h).T\n"
+        "def chunk_wrong(gi):\n"
+        "    i_r, i_z, i_n = gi.chunk(3, dim=0)\n"
+        "def split_wrong(weight_ih, h):\n"
+        "    H = h.shape[0]\n"
+        "    W_r, W_z, W_n = weight_ih.split(H)\n"
+        "def split_by_count(z):\n"
+        "    f, i, o, g = z.split(4, dim=-1)\n"
+        "def dot_wrong(dec, enc):\n"
+        "    return dec @ enc.T\n"
+        "class Head(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.head = torch.nn.Linear(3, 2)\n"
+        "    def forward(self, x):\n"
+        "        return self.head(x)\n"
+        "def embed_wrong(emb, ids):\n"
+        "    return emb(ids)\n"
+        "def final_wrong(outputs, last, H):\n"
+        "    forward_last = outputs[:, last, :H]\n"
+        "    backward_first = outputs[:, 0, H:]\n"
+        "    return torch.cat([forward_last, backward_first], dim=-1)\n", store_history=True)
 
-        message = functools.partial(_brief_message, shell)
-        text = message("masked_fill_wrong(torch.zeros(2, 3, 4), torch.ones(2, 4, dtype=torch.bool))")
-        assert "~mask[:, :, None] has shape (2, 4, 1)" in text and "energies has shape (2, 3, 4)" in text, text
-        assert "[..., None] to act on" not in text
-        text = message("mean_wrong(torch.ones(3, 2), torch.tensor([1, 2, 3]))")
-        assert "lengths.to(total.dtype) has shape (3,)" in text and "lengths[:, None]" not in text or True, text
-        assert "total has shape (3, 2)" in text and "3 against 2" in text.replace("2 against 3", "3 against 2"), text
-        text = message("column_form(torch.ones(2, 4), torch.ones(4, 4), torch.ones(4))")
-        assert "b_h has shape (4,)" in text and "b_h[:, None]" in text, text
-        text = message("chunk_wrong(torch.ones(2, 12))")
-        assert "cuts axis 0 of gi (2, 12) (size 2) into 2 pieces" in text and "along axis 1" in text, text
-        text = message("split_wrong(torch.ones(12, 3), torch.ones(2, 4))")
-        assert "into 6 pieces" in text and "need a size of 4 each" in text, text
-        text = message("split_by_count(torch.ones(3, 20))")   # trial 22q ch07-q07a: split(4) for chunk(4)
-        assert "split(4) takes the size of each piece, chunk(4) the number of pieces" in text, text
-        assert "z.chunk(4, dim=1) (or .split(5, dim=1))" in text, text
-        text = message("final_wrong(torch.ones(3, 5, 8), torch.tensor([4, 2, 1]), 4)")
-        assert "forward_last (3, 3, 4)" in text and "torch.arange(B)" in text and "squeeze" not in text, text
-        # trial 22d ch08-M2 (.T of a 3-D tensor) and ch09-M1 (ids of another vocabulary)
-        text = message("dot_wrong(torch.ones(2, 3, 4), torch.ones(2, 5, 4))")
-        assert ".T on a tensor of more than 2 dimensions reverses EVERY axis" in text, text
-        text = message("Head()(torch.ones(2, 4))")   # trial 22d ch01-M4: a head built with the wrong input size
-        assert "self.head is an nn.Linear built for 3 input features, but the tensor you give it has 4" in text, text
-        text = message("embed_wrong(torch.nn.Embedding(5, 2), torch.tensor([7]))")
-        assert "the wrong embedding for these ids" in text, text
-    finally:
-        InteractiveShell.clear_instance()
+    message = functools.partial(_brief_message, shell)
+    text = message("masked_fill_wrong(torch.zeros(2, 3, 4), torch.ones(2, 4, dtype=torch.bool))")
+    assert "~mask[:, :, None] has shape (2, 4, 1)" in text and "energies has shape (2, 3, 4)" in text, text
+    assert "[..., None] to act on" not in text
+    text = message("mean_wrong(torch.ones(3, 2), torch.tensor([1, 2, 3]))")
+    assert "lengths.to(total.dtype) has shape (3,)" in text and "lengths[:, None]" not in text or True, text
+    assert "total has shape (3, 2)" in text and "3 against 2" in text.replace("2 against 3", "3 against 2"), text
+    text = message("column_form(torch.ones(2, 4), torch.ones(4, 4), torch.ones(4))")
+    assert "b_h has shape (4,)" in text and "b_h[:, None]" in text, text
+    text = message("chunk_wrong(torch.ones(2, 12))")
+    assert "cuts axis 0 of gi (2, 12) (size 2) into 2 pieces" in text and "along axis 1" in text, text
+    text = message("split_wrong(torch.ones(12, 3), torch.ones(2, 4))")
+    assert "into 6 pieces" in text and "need a size of 4 each" in text, text
+    text = message("split_by_count(torch.ones(3, 20))")   # trial 22q ch07-q07a: split(4) for chunk(4)
+    assert "split(4) takes the size of each piece, chunk(4) the number of pieces" in text, text
+    assert "z.chunk(4, dim=1) (or .split(5, dim=1))" in text, text
+    text = message("final_wrong(torch.ones(3, 5, 8), torch.tensor([4, 2, 1]), 4)")
+    assert "forward_last (3, 3, 4)" in text and "torch.arange(B)" in text and "squeeze" not in text, text
+    # trial 22d ch08-M2 (.T of a 3-D tensor) and ch09-M1 (ids of another vocabulary)
+    text = message("dot_wrong(torch.ones(2, 3, 4), torch.ones(2, 5, 4))")
+    assert ".T on a tensor of more than 2 dimensions reverses EVERY axis" in text, text
+    text = message("Head()(torch.ones(2, 4))")   # trial 22d ch01-M4: a head built with the wrong input size
+    assert "self.head is an nn.Linear built for 3 input features, but the tensor you give it has 4" in text, text
+    text = message("embed_wrong(torch.nn.Embedding(5, 2), torch.tensor([7]))")
+    assert "the wrong embedding for these ids" in text, text
 
 
-def test_error_hints_for_products_joins_packing_and_attributes():
+def test_error_hints_for_products_joins_packing_and_attributes(shell):
     """Trial 22e's bare PyTorch errors: a matrix product of the wrong order (v @ energy) names both operands, the
     two axes that must agree and the rewritings that fit; torch.cat without dim says it joins along dim 0 and which
     axis would join; a batch-first RNN fed a sequence packed without batch_first names the pack call; an attribute
     read before the method that sets it names that method; a module's own tensors (self.v) are read without
     running any of its code."""
-    from IPython.core.interactiveshell import InteractiveShell
 
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("import torch\nfrom torch.nn.utils.rnn import pack_padded_sequence\n"
-                       "from seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
-        shell.run_cell(
-            "class Att(torch.nn.Module):\n"
-            "    def __init__(self):\n"
-            "        super().__init__()\n"
-            "        self.v = torch.nn.Parameter(torch.ones(5))\n"
-            "        self.rnn = torch.nn.GRU(3, 4, batch_first=True)\n"
-            "    def forward(self, energy):\n"
-            "        return self.v @ energy\n"
-            "    def join(self, h, c, e):\n"
-            "        return torch.cat([h, c, e])\n"
-            "    def both(self, h, c):\n"
-            "        return torch.stack([h, c], dim=1)\n"
-            "    def batched(self, a, b):\n"
-            "        return torch.bmm(a, b)\n"
-            "    def encode(self, x, lengths):\n"
-            "        packed = pack_padded_sequence(x, lengths, enforce_sorted=False)\n"
-            "        out, h = self.rnn(packed)\n"
-            "        return h\n"
-            "class Stepper:\n"
-            "    def step(self):\n"
-            "        self.last_weights = 1\n"
-            "    def reset(self):\n"
-            "        self.count = 0\n"
-            "def bilinear(dec, W, enc):\n"
-            "    return dec @ W.T\n"
-            "def fill(x, T):\n"
-            "    outputs = torch.empty_like(x)\n"
-            "    for t in range(T):\n"
-            "        h = torch.ones(2, 4)\n"
-            "        outputs[:, t] = h\n"
-            "def loss_of(logits, dec_out):\n"
-            "    return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), dec_out.reshape(-1))\n"
-            "def stack(x, layers):\n"
-            "    for layer in layers:\n"
-            "        out, _ = layer(pack_padded_sequence(x, torch.tensor([5, 3]), batch_first=True))\n"
-            "        x, _ = torch.nn.utils.rnn.pad_packed_sequence(out, batch_first=True)\n"
-            "def dot(dec, enc):\n"
-            "    return dec.transpose(1, 2) @ enc\n"
-            "def keys_of(enc, U, V):\n"
-            "    return enc @ U.T\n"
-            "def read_early(m):\n"
-            "    return m.last_weights\n"
-            "def misspelt(m):\n"
-            "    return m.cont\n", store_history=True)
-        message = functools.partial(_brief_message, shell)
-        text = message("Att()(torch.ones(2, 6, 5))")
-        assert "self.v (5,) @ energy (2, 6, 5)" in text and "energy @ self.v would give (2, 6)" in text, text
-        text = message("Att().join(torch.ones(2, 4), torch.ones(2, 6), torch.ones(2, 3))")
-        assert "joins along dim 0 (no dim given" in text and "h (2, 4), c (2, 6), e (2, 3)" in text, text
-        assert "dim=-1 would join them" in text, text
-        text = message("Att().both(torch.ones(2, 4), torch.ones(2, 6))")
-        # equal but for one axis: both readings are said -- joined along that axis (torch.cat, trial 22g's
-        # ch03-g03a), or a new axis with a wrong tensor
-        assert "torch.stack puts tensors of EQUAL shapes" in text and "torch.cat([h, c], dim=-1)" in text, text
-        assert "gives (2, 10)" in text and "a tensor here is not the one you meant" in text, text
-        text = message("Att().batched(torch.ones(2, 4, 3), torch.ones(2, 4, 3))")
-        assert "a (2, 4, 3) @ b (2, 4, 3)" in text and "a @ b.mT would give (2, 4, 4)" in text, text
-        # two tensors of one shape: the element-wise product is said first (trial 22h's ch03-h03a, f @ c_prev)
-        assert "a * b (element-wise: `*`, not `@`) would give (2, 4, 3)" in text, text
-        assert text.index("a * b (element-wise") < text.index("a @ b.mT"), text
-        text = message("bilinear(torch.ones(2, 3, 6), torch.ones(6, 5), torch.ones(2, 4, 5))")   # W.T for W
-        assert "dec @ W would give (2, 3, 5)" in text and "in place of" not in text, text
-        text = message("fill(torch.ones(2, 5, 3), 5)")    # trial 22f f02b: the outputs made like x (D, not H)
-        assert "outputs[:, t] has shape (2, 3) but h has shape (2, 4): outputs was made with other" in text
-        text = message("loss_of(torch.ones(2, 5, 6), torch.zeros(2, 4, dtype=torch.long))")   # f06d: a step too many
-        assert "has 10 rows of scores but dec_out.reshape(-1) has 8 targets" in text and "one step for a batch of 2" in text
-        text = message("stack(torch.ones(2, 5, 3), [torch.nn.LSTM(3, 4, batch_first=True)] * 2)")   # f05e: input_size
-        assert "layer is an nn.LSTM built with input_size=3, but what you give it has 4 features" in text, text
-        text = message("dot(torch.ones(2, 3, 5), torch.ones(2, 4, 5))")   # trial 22f f08b: the other operand transposed
-        assert "dec @ enc.mT would give (2, 3, 4)" in text, text
-        text = message("keys_of(torch.ones(2, 4, 5), torch.ones(1, 6), torch.ones(1, 5))")   # U for V: a slip
-        assert "V.T in place of U.T would give (2, 4, 1)" in text, text
-        text = message("Att().encode(torch.ones(3, 6, 3), torch.tensor([6, 2, 1]))")
-        assert "without batch_first=True" in text and "pack_padded_sequence(x, lengths, enforce_sorted=False)" in text
-        text = message("read_early(Stepper())")
-        assert "last_weights is set by its method step" in text and "read it after the call to step" in text, text
-        text = message("misspelt(Stepper())")
-        assert "did you mean" not in text, text     # no attribute of that kind yet: no guess
-        shell.run_cell("s = Stepper()\ns.reset()", store_history=True)
-        assert "did you mean count?" in message("misspelt(s)")
-    finally:
-        InteractiveShell.clear_instance()
+    shell.run_cell("import torch\nfrom torch.nn.utils.rnn import pack_padded_sequence\n"
+                   "from seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
+    shell.run_cell(
+        "class Att(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.v = torch.nn.Parameter(torch.ones(5))\n"
+        "        self.rnn = torch.nn.GRU(3, 4, batch_first=True)\n"
+        "    def forward(self, energy):\n"
+        "        return self.v @ energy\n"
+        "    def join(self, h, c, e):\n"
+        "        return torch.cat([h, c, e])\n"
+        "    def both(self, h, c):\n"
+        "        return torch.stack([h, c], dim=1)\n"
+        "    def batched(self, a, b):\n"
+        "        return torch.bmm(a, b)\n"
+        "    def encode(self, x, lengths):\n"
+        "        packed = pack_padded_sequence(x, lengths, enforce_sorted=False)\n"
+        "        out, h = self.rnn(packed)\n"
+        "        return h\n"
+        "class Stepper:\n"
+        "    def step(self):\n"
+        "        self.last_weights = 1\n"
+        "    def reset(self):\n"
+        "        self.count = 0\n"
+        "def bilinear(dec, W, enc):\n"
+        "    return dec @ W.T\n"
+        "def fill(x, T):\n"
+        "    outputs = torch.empty_like(x)\n"
+        "    for t in range(T):\n"
+        "        h = torch.ones(2, 4)\n"
+        "        outputs[:, t] = h\n"
+        "def loss_of(logits, dec_out):\n"
+        "    return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), dec_out.reshape(-1))\n"
+        "def stack(x, layers):\n"
+        "    for layer in layers:\n"
+        "        out, _ = layer(pack_padded_sequence(x, torch.tensor([5, 3]), batch_first=True))\n"
+        "        x, _ = torch.nn.utils.rnn.pad_packed_sequence(out, batch_first=True)\n"
+        "def dot(dec, enc):\n"
+        "    return dec.transpose(1, 2) @ enc\n"
+        "def keys_of(enc, U, V):\n"
+        "    return enc @ U.T\n"
+        "def read_early(m):\n"
+        "    return m.last_weights\n"
+        "def misspelt(m):\n"
+        "    return m.cont\n", store_history=True)
+    message = functools.partial(_brief_message, shell)
+    text = message("Att()(torch.ones(2, 6, 5))")
+    assert "self.v (5,) @ energy (2, 6, 5)" in text and "energy @ self.v would give (2, 6)" in text, text
+    text = message("Att().join(torch.ones(2, 4), torch.ones(2, 6), torch.ones(2, 3))")
+    assert "joins along dim 0 (no dim given" in text and "h (2, 4), c (2, 6), e (2, 3)" in text, text
+    assert "dim=-1 would join them" in text, text
+    text = message("Att().both(torch.ones(2, 4), torch.ones(2, 6))")
+    # equal but for one axis: both readings are said -- joined along that axis (torch.cat, trial 22g's
+    # ch03-g03a), or a new axis with a wrong tensor
+    assert "torch.stack puts tensors of EQUAL shapes" in text and "torch.cat([h, c], dim=-1)" in text, text
+    assert "gives (2, 10)" in text and "a tensor here is not the one you meant" in text, text
+    text = message("Att().batched(torch.ones(2, 4, 3), torch.ones(2, 4, 3))")
+    assert "a (2, 4, 3) @ b (2, 4, 3)" in text and "a @ b.mT would give (2, 4, 4)" in text, text
+    # two tensors of one shape: the element-wise product is said first (trial 22h's ch03-h03a, f @ c_prev)
+    assert "a * b (element-wise: `*`, not `@`) would give (2, 4, 3)" in text, text
+    assert text.index("a * b (element-wise") < text.index("a @ b.mT"), text
+    text = message("bilinear(torch.ones(2, 3, 6), torch.ones(6, 5), torch.ones(2, 4, 5))")   # W.T for W
+    assert "dec @ W would give (2, 3, 5)" in text and "in place of" not in text, text
+    text = message("fill(torch.ones(2, 5, 3), 5)")    # trial 22f f02b: the outputs made like x (D, not H)
+    assert "outputs[:, t] has shape (2, 3) but h has shape (2, 4): outputs was made with other" in text
+    text = message("loss_of(torch.ones(2, 5, 6), torch.zeros(2, 4, dtype=torch.long))")   # f06d: a step too many
+    assert "has 10 rows of scores but dec_out.reshape(-1) has 8 targets" in text and "one step for a batch of 2" in text
+    text = message("stack(torch.ones(2, 5, 3), [torch.nn.LSTM(3, 4, batch_first=True)] * 2)")   # f05e: input_size
+    assert "layer is an nn.LSTM built with input_size=3, but what you give it has 4 features" in text, text
+    text = message("dot(torch.ones(2, 3, 5), torch.ones(2, 4, 5))")   # trial 22f f08b: the other operand transposed
+    assert "dec @ enc.mT would give (2, 3, 4)" in text, text
+    text = message("keys_of(torch.ones(2, 4, 5), torch.ones(1, 6), torch.ones(1, 5))")   # U for V: a slip
+    assert "V.T in place of U.T would give (2, 4, 1)" in text, text
+    text = message("Att().encode(torch.ones(3, 6, 3), torch.tensor([6, 2, 1]))")
+    assert "without batch_first=True" in text and "pack_padded_sequence(x, lengths, enforce_sorted=False)" in text
+    text = message("read_early(Stepper())")
+    assert "last_weights is set by its method step" in text and "read it after the call to step" in text, text
+    text = message("misspelt(Stepper())")
+    assert "did you mean" not in text, text     # no attribute of that kind yet: no guess
+    shell.run_cell("s = Stepper()\ns.reset()", store_history=True)
+    assert "did you mean count?" in message("misspelt(s)")
 
 
-def test_an_error_in_an_earlier_part_names_the_later_part_that_called_it():
+def test_an_error_in_an_earlier_part_names_the_later_part_that_called_it(shell):
     """Trial 22b ch01-M6, ch02-M2 (misleading): an error raised inside a correct earlier function because a later
     one called it with wrong arguments names the call site too, with the shapes the inner function received."""
-    from IPython.core.interactiveshell import InteractiveShell
 
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("import torch\nimport torch.nn.functional as F\nfrom seqcourse.checks import explain_errors\n"
-                       "explain_errors()\n", store_history=True)
-        shell.run_cell("def step(logits, y):\n    return F.cross_entropy(logits, y)\n", store_history=True)
-        shell.run_cell("def fit(x, y):\n    idx = torch.arange(4)\n    return step(x[idx], y)\n"
-                       "def cell(x_t, h_prev, W_hh):\n    return torch.tanh(h_prev @ W_hh.T + x_t)\n"
-                       "def layer(x, W_hh):\n    h = x.new_zeros(x.shape[0], x.shape[1])\n"
-                       "    return cell(x, h, W_hh)\n"
-                       "def norms(grads):\n    return sum((g ** 2).sum() for g in grads)\n", store_history=True)
+    shell.run_cell("import torch\nimport torch.nn.functional as F\nfrom seqcourse.checks import explain_errors\n"
+                   "explain_errors()\n", store_history=True)
+    shell.run_cell("def step(logits, y):\n    return F.cross_entropy(logits, y)\n", store_history=True)
+    shell.run_cell("def fit(x, y):\n    idx = torch.arange(4)\n    return step(x[idx], y)\n"
+                   "def cell(x_t, h_prev, W_hh):\n    return torch.tanh(h_prev @ W_hh.T + x_t)\n"
+                   "def layer(x, W_hh):\n    h = x.new_zeros(x.shape[0], x.shape[1])\n"
+                   "    return cell(x, h, W_hh)\n"
+                   "def norms(grads):\n    return sum((g ** 2).sum() for g in grads)\n", store_history=True)
 
-        message = functools.partial(_brief_message, shell)
-        text = message("fit(torch.ones(10, 3), torch.zeros(10, dtype=torch.long))")
-        assert 'at your line "return F.cross_entropy(logits, y)"' in text and "in step)" in text, text
-        assert 'called from your line "return step(x[idx], y)"' in text and "in fit)" in text, text
-        assert "step received logits (4, 3), y (10,)" in text and "check what fit passes to it" in text, text
-        text = message("layer(torch.ones(2, 3), torch.ones(4, 4))")          # another part, another argument
-        assert 'called from your line "return cell(x, h, W_hh)"' in text, text
-        assert "cell received x_t (2, 3), h_prev (2, 3), W_hh (4, 4)" in text, text
-        text = message("norms([torch.ones(2), None])")     # a generator expression is the same function: no caller
-        assert "called from" not in text and "received" not in text, text
-    finally:
-        InteractiveShell.clear_instance()
+    message = functools.partial(_brief_message, shell)
+    text = message("fit(torch.ones(10, 3), torch.zeros(10, dtype=torch.long))")
+    assert 'at your line "return F.cross_entropy(logits, y)"' in text and "in step)" in text, text
+    assert 'called from your line "return step(x[idx], y)"' in text and "in fit)" in text, text
+    assert "step received logits (4, 3), y (10,)" in text and "check what fit passes to it" in text, text
+    text = message("layer(torch.ones(2, 3), torch.ones(4, 4))")          # another part, another argument
+    assert 'called from your line "return cell(x, h, W_hh)"' in text, text
+    assert "cell received x_t (2, 3), h_prev (2, 3), W_hh (4, 4)" in text, text
+    text = message("norms([torch.ones(2), None])")     # a generator expression is the same function: no caller
+    assert "called from" not in text and "received" not in text, text
 
 
 def test_an_input_not_used_and_an_inverse_transform_are_named():
@@ -1116,93 +1098,83 @@ def test_a_name_or_key_error_names_its_cause_from_the_line():
     assert checks._name_hint(e, line, "<dictcomp>", {}) is None
 
 
-def test_trial_22k_errors_name_their_cause():
+def test_trial_22k_errors_name_their_cause(shell):
     """Trial 22k: the softmax's output changed in place after the call (ch09-h09b: PyTorch names the op at backward),
     torch.tensor of a list of tensors (ch07-h07e), F used without its import (ch04-h04a)."""
-    from IPython.core.interactiveshell import InteractiveShell
 
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
-                       store_history=True)
-        shell.run_cell("def attend(e):\n"
-                       "    alpha = torch.softmax(e, dim=-1)\n"
-                       "    alpha.mul_(2)\n"
-                       "    return alpha\n"
-                       "def weights_of(steps):\n"
-                       "    return torch.tensor(steps)\n"
-                       "def gates(x, w):\n"
-                       "    return F.linear(x, w)\n", store_history=True)
-        text = _brief_message(shell, "e = torch.ones(2, 3, requires_grad=True)\nattend(e).sum().backward()")
-        assert "the tensor changed in place is the output of a softmax (shape (2, 3))" in text
-        text = _brief_message(shell, "weights_of([torch.ones(3), torch.ones(3)])")
-        assert "join tensors with torch.stack(xs)" in text
-        text = _brief_message(shell, "gates(torch.ones(2, 3), torch.ones(4, 3))")
-        assert "F is a module: `import torch.nn.functional as F` at the top of your cell" in text
-    finally:
-        InteractiveShell.clear_instance()
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell("def attend(e):\n"
+                   "    alpha = torch.softmax(e, dim=-1)\n"
+                   "    alpha.mul_(2)\n"
+                   "    return alpha\n"
+                   "def weights_of(steps):\n"
+                   "    return torch.tensor(steps)\n"
+                   "def gates(x, w):\n"
+                   "    return F.linear(x, w)\n", store_history=True)
+    text = _brief_message(shell, "e = torch.ones(2, 3, requires_grad=True)\nattend(e).sum().backward()")
+    assert "the tensor changed in place is the output of a softmax (shape (2, 3))" in text
+    text = _brief_message(shell, "weights_of([torch.ones(3), torch.ones(3)])")
+    assert "join tensors with torch.stack(xs)" in text
+    text = _brief_message(shell, "gates(torch.ones(2, 3), torch.ones(4, 3))")
+    assert "F is a module: `import torch.nn.functional as F` at the top of your cell" in text
 
 
-def test_errors_inside_pytorch_calls_name_the_argument_that_breaks_the_rule():
+def test_errors_inside_pytorch_calls_name_the_argument_that_breaks_the_rule(shell):
     """Trial 22m's "partly" messages (PyTorch's own error, nothing added): the argument of the call on the student's
     line that breaks the call's rule is named with what it holds and what takes it (torch.mv of a batch, a 2-D
     index for index_select, a cell given (B, 1, E), a pair for nn.RNN's state, the state and the input of a cell in
     each other's place, an index past the end, a boolean mask of another shape than the tensor's first axes, a
     flatten that merged the batch, a weight at the wrong end of a chain, a notebook function's arguments swapped)."""
-    from IPython.core.interactiveshell import InteractiveShell
 
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
-                       store_history=True)
-        shell.run_cell(
-            "def mv_wrong(W, x):\n"
-            "    return torch.mv(W, x)\n"
-            "def select_wrong(x, idx):\n"
-            "    return x.index_select(1, idx)\n"
-            "def step_wrong(cell, emb, y):\n"
-            "    return cell(emb(y.unsqueeze(1)))\n"
-            "def rnn_pair(rnn, x, h):\n"
-            "    return rnn(x, (h, h))\n"
-            "def lstm_swapped(cell, x, h, c):\n"
-            "    return cell((h, c), x)\n"
-            "def reversed_wrong(emb):\n"
-            "    Tx = emb.shape[1]\n"
-            "    return [emb[:, Tx - t] for t in range(Tx)]\n"
-            "def mask_wrong(energies, mask):\n"
-            "    energies[~mask] = float('-inf')\n"
-            "def flatten_wrong(head, h_n):\n"
-            "    return head(h_n.flatten())\n"
-            "def chain_wrong(dec, enc, W):\n"
-            "    return dec @ enc.transpose(1, 2) @ W\n"
-            "def step(model, y, o_prev, state):\n"
-            "    return state[0] * 2.0 + o_prev\n"
-            "def caller(model, y, o, state):\n"
-            "    return step(model, y, state, o)\n", store_history=True)
-        message = functools.partial(_brief_message, shell)
-        text = message("mv_wrong(torch.ones(6, 3), torch.ones(2, 3))")
-        assert "torch.mv(M, v) multiplies a matrix by ONE vector" in text and "x (2, 3) (2-D)" in text, text
-        text = message("select_wrong(torch.ones(2, 5, 3), torch.zeros(2, 5, dtype=torch.long))")
-        assert "idx (2, 5) (2-D)" in text and "gather" in text, text
-        text = message("step_wrong(torch.nn.GRUCell(3, 4), torch.nn.Embedding(7, 3), torch.tensor([1, 2]))")
-        assert "which takes ONE step" in text and "(2, 1, 3)" in text and "`y.unsqueeze(1)`" in text, text
-        text = message("rnn_pair(torch.nn.RNN(3, 4, batch_first=True), torch.ones(2, 5, 3), torch.zeros(1, 2, 4))")
-        assert "its state is ONE tensor" in text and "(h, h) (a tuple of 2 tensors)" in text, text
-        text = message("lstm_swapped(torch.nn.LSTMCell(3, 4), torch.ones(2, 3), torch.zeros(2, 4), torch.zeros(2, 4))")
-        assert "the state (h, c) first and the input x second: the two in each other's place" in text, text
-        text = message("reversed_wrong(torch.ones(2, 6, 3))")
-        assert "Tx - t is 6 here (Tx = 6, t = 0)" in text and "run from 0 to 5" in text, text
-        text = message("mask_wrong(torch.zeros(2, 3, 4), torch.ones(2, 4, dtype=torch.bool))")
-        assert "does not broadcast" in text and "m[:, None, :]" in text, text
-        text = message("flatten_wrong(torch.nn.Linear(4, 6), torch.ones(1, 2, 4))")
-        assert text.split(" -- ")[1].startswith("h_n.flatten() is (8,): flatten merges every axis of h_n (1, 2, 4)")
-        text = message("chain_wrong(torch.ones(2, 3, 6), torch.ones(2, 4, 5), torch.ones(6, 5))")
-        assert "in the order dec @ W @ enc.transpose(1, 2) the sizes fit (giving (2, 3, 4))" in text, text
-        assert "in place of" not in text, text
-        text = message("caller(None, 1, torch.ones(2, 4), (torch.ones(2, 4), torch.ones(2, 4)))")
-        assert "your line passes `state` as o_prev and `o` as state: two arguments in each other's place" in text, text
-    finally:
-        InteractiveShell.clear_instance()
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell(
+        "def mv_wrong(W, x):\n"
+        "    return torch.mv(W, x)\n"
+        "def select_wrong(x, idx):\n"
+        "    return x.index_select(1, idx)\n"
+        "def step_wrong(cell, emb, y):\n"
+        "    return cell(emb(y.unsqueeze(1)))\n"
+        "def rnn_pair(rnn, x, h):\n"
+        "    return rnn(x, (h, h))\n"
+        "def lstm_swapped(cell, x, h, c):\n"
+        "    return cell((h, c), x)\n"
+        "def reversed_wrong(emb):\n"
+        "    Tx = emb.shape[1]\n"
+        "    return [emb[:, Tx - t] for t in range(Tx)]\n"
+        "def mask_wrong(energies, mask):\n"
+        "    energies[~mask] = float('-inf')\n"
+        "def flatten_wrong(head, h_n):\n"
+        "    return head(h_n.flatten())\n"
+        "def chain_wrong(dec, enc, W):\n"
+        "    return dec @ enc.transpose(1, 2) @ W\n"
+        "def step(model, y, o_prev, state):\n"
+        "    return state[0] * 2.0 + o_prev\n"
+        "def caller(model, y, o, state):\n"
+        "    return step(model, y, state, o)\n", store_history=True)
+    message = functools.partial(_brief_message, shell)
+    text = message("mv_wrong(torch.ones(6, 3), torch.ones(2, 3))")
+    assert "torch.mv(M, v) multiplies a matrix by ONE vector" in text and "x (2, 3) (2-D)" in text, text
+    text = message("select_wrong(torch.ones(2, 5, 3), torch.zeros(2, 5, dtype=torch.long))")
+    assert "idx (2, 5) (2-D)" in text and "gather" in text, text
+    text = message("step_wrong(torch.nn.GRUCell(3, 4), torch.nn.Embedding(7, 3), torch.tensor([1, 2]))")
+    assert "which takes ONE step" in text and "(2, 1, 3)" in text and "`y.unsqueeze(1)`" in text, text
+    text = message("rnn_pair(torch.nn.RNN(3, 4, batch_first=True), torch.ones(2, 5, 3), torch.zeros(1, 2, 4))")
+    assert "its state is ONE tensor" in text and "(h, h) (a tuple of 2 tensors)" in text, text
+    text = message("lstm_swapped(torch.nn.LSTMCell(3, 4), torch.ones(2, 3), torch.zeros(2, 4), torch.zeros(2, 4))")
+    assert "the state (h, c) first and the input x second: the two in each other's place" in text, text
+    text = message("reversed_wrong(torch.ones(2, 6, 3))")
+    assert "Tx - t is 6 here (Tx = 6, t = 0)" in text and "run from 0 to 5" in text, text
+    text = message("mask_wrong(torch.zeros(2, 3, 4), torch.ones(2, 4, dtype=torch.bool))")
+    assert "does not broadcast" in text and "m[:, None, :]" in text, text
+    text = message("flatten_wrong(torch.nn.Linear(4, 6), torch.ones(1, 2, 4))")
+    assert text.split(" -- ")[1].startswith("h_n.flatten() is (8,): flatten merges every axis of h_n (1, 2, 4)")
+    text = message("chain_wrong(torch.ones(2, 3, 6), torch.ones(2, 4, 5), torch.ones(6, 5))")
+    assert "in the order dec @ W @ enc.transpose(1, 2) the sizes fit (giving (2, 3, 4))" in text, text
+    assert "in place of" not in text, text
+    text = message("caller(None, 1, torch.ones(2, 4), (torch.ones(2, 4), torch.ones(2, 4)))")
+    assert "your line passes `state` as o_prev and `o` as state: two arguments in each other's place" in text, text
 
 
 def test_the_profilers_notes_on_its_own_bookkeeping_never_reach_the_students_screen(capfd):
@@ -1262,46 +1234,36 @@ def test_shape_errors_name_a_slice_bound_a_sibling_layer_and_a_modules_parameter
     assert "getattr(lstm, 'bias_ih', None)" in hint, hint
 
 
-def test_a_float_where_an_int_is_asked_names_the_line_that_makes_it():
+def test_a_float_where_an_int_is_asked_names_the_line_that_makes_it(shell):
     """Trial 22q ch04-q04e: a count that starts at 0.0 is a float; the message names that line of the student's
     function (not an edit elsewhere), and a division with / is named as such."""
-    from IPython.core.interactiveshell import InteractiveShell
 
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors, assert_type\nexplain_errors()\n",
-                       store_history=True)
-        shell.run_cell("def count(n):\n    total = 0.0\n    for k in range(n):\n        total += k\n    return total\n"
-                       "def halves(n):\n    return n * 4 / 2\n", store_history=True)
-        text = _brief_message(shell, 'assert_type(count(3), "int", "count(3)")')
-        assert 'your count makes a float at its line "total = 0.0": 0.0 is a float' in text and "write 0" in text, text
-        text = _brief_message(shell, 'assert_type(halves(3), "int", "halves(3)")')
-        assert 'at its line "return n * 4 / 2": / always gives a float' in text, text
-    finally:
-        InteractiveShell.clear_instance()
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors, assert_type\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell("def count(n):\n    total = 0.0\n    for k in range(n):\n        total += k\n    return total\n"
+                   "def halves(n):\n    return n * 4 / 2\n", store_history=True)
+    text = _brief_message(shell, 'assert_type(count(3), "int", "count(3)")')
+    assert 'your count makes a float at its line "total = 0.0": 0.0 is a float' in text and "write 0" in text, text
+    text = _brief_message(shell, 'assert_type(halves(3), "int", "halves(3)")')
+    assert 'at its line "return n * 4 / 2": / always gives a float' in text, text
 
 
-def test_an_argument_read_but_without_effect_is_not_said_ignored():
+def test_an_argument_read_but_without_effect_is_not_said_ignored(shell):
     """Trial 22q ch06-q06a: build_vocab reads min_freq as a share of all tokens, so min_freq=1 and min_freq=3 give the
     same vocabulary; the message names the line that reads it (it does not say the argument is ignored)."""
-    from IPython.core.interactiveshell import InteractiveShell
 
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("from seqcourse.checks import explain_errors, assert_uses_argument\nexplain_errors()\n",
-                       store_history=True)
-        shell.run_cell("def keep(counts, min_freq=1):\n    total = sum(counts)\n"
-                       "    return ['<pad>'] + [c for c in counts if c / total >= min_freq]\n"
-                       "def drop(counts, min_freq=1):\n    return [c for c in counts if c >= 2]\n", store_history=True)
-        text = _brief_message(shell, 'assert_uses_argument({1: keep([1, 5]), 3: keep([1, 5], min_freq=3)}, '
-                                     '"min_freq", "keep(counts)")')
-        assert 'though your keep reads min_freq (your line "return [\'<pad>\'] + [c for c in counts if c / total >= ' \
-            in text and "ignores" not in text, text
-        text = _brief_message(shell, 'assert_uses_argument({1: drop([1, 5]), 3: drop([1, 5], min_freq=3)}, '
-                                     '"min_freq", "drop(counts)")')
-        assert "it ignores its min_freq argument" in text, text
-    finally:
-        InteractiveShell.clear_instance()
+    shell.run_cell("from seqcourse.checks import explain_errors, assert_uses_argument\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell("def keep(counts, min_freq=1):\n    total = sum(counts)\n"
+                   "    return ['<pad>'] + [c for c in counts if c / total >= min_freq]\n"
+                   "def drop(counts, min_freq=1):\n    return [c for c in counts if c >= 2]\n", store_history=True)
+    text = _brief_message(shell, 'assert_uses_argument({1: keep([1, 5]), 3: keep([1, 5], min_freq=3)}, '
+                                 '"min_freq", "keep(counts)")')
+    assert 'though your keep reads min_freq (your line "return [\'<pad>\'] + [c for c in counts if c / total >= ' \
+        in text and "ignores" not in text, text
+    text = _brief_message(shell, 'assert_uses_argument({1: drop([1, 5]), 3: drop([1, 5], min_freq=3)}, '
+                                 '"min_freq", "drop(counts)")')
+    assert "it ignores its min_freq argument" in text, text
 
 
 def test_a_size_that_is_two_named_sizes_added_is_said_as_two_sequences_joined():
@@ -1312,21 +1274,16 @@ def test_a_size_that_is_two_named_sizes_added_is_said_as_two_sequences_joined():
     assert "Ty + Tx" not in checks._shape_hint((2, 12, 6), (2, 7, 6)), "no sizes named: no sum guessed"
 
 
-def test_the_biases_of_a_bias_free_layer_are_said_none_with_the_flag_to_test():
+def test_the_biases_of_a_bias_free_layer_are_said_none_with_the_flag_to_test(shell):
     """Trial 22q ch03-q03c: `if cell.bias is None` lets a bias-free cell through to cell.bias_ih + cell.bias_hh
     (None + None): the message says the layer was built with bias=False and that .bias is a flag."""
-    from IPython.core.interactiveshell import InteractiveShell
 
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
-                       store_history=True)
-        shell.run_cell("def biases(cell):\n    return cell.bias_ih + cell.bias_hh\n", store_history=True)
-        text = _brief_message(shell, "biases(torch.nn.LSTMCell(3, 4, bias=False))")
-        assert "cell is built with bias=False, so its biases are None (cell.bias is False, a flag" in text, text
-        assert "list.sort()" not in text, text
-    finally:
-        InteractiveShell.clear_instance()
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell("def biases(cell):\n    return cell.bias_ih + cell.bias_hh\n", store_history=True)
+    text = _brief_message(shell, "biases(torch.nn.LSTMCell(3, 4, bias=False))")
+    assert "cell is built with bias=False, so its biases are None (cell.bias is False, a flag" in text, text
+    assert "list.sort()" not in text, text
 
 
 def test_a_pair_returned_in_the_other_order_is_said_so():
@@ -1340,60 +1297,50 @@ def test_a_pair_returned_in_the_other_order_is_said_so():
     checks.assert_type((w, torch.zeros(2, 3)), "tuple", "f's value", items=shapes)
 
 
-def test_trial_22r_errors_name_their_cause():
+def test_trial_22r_errors_name_their_cause(shell):
     """Trial 22r: a length used as a position (ch05-r05b), [-1] of an empty list (ch09-r09e), an RNN state sized with
     the time axis (ch01-r01a), a reshape by another vocabulary's size (ch09-r09d)."""
-    from IPython.core.interactiveshell import InteractiveShell
 
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("import torch\nfrom torch import nn\nfrom seqcourse.checks import explain_errors\n"
-                       "explain_errors()\n", store_history=True)
-        shell.run_cell(
-            "def last(hs, lengths):\n"
-            "    rows = torch.arange(len(lengths))\n"
-            "    return torch.stack(hs, dim=1)[rows, lengths]\n"
-            "def first(hyps):\n"
-            "    out = []\n"
-            "    for tokens in hyps:\n"
-            "        out.append(tokens[-1])\n"
-            "    return out\n"
-            "def run(rnn, x):\n"
-            "    h0 = x.new_zeros(1, x.shape[1], rnn.hidden_size)\n"
-            "    return rnn(x, h0)\n"
-            "VOCAB = list(range(67))\n"
-            "def flat(logits):\n"
-            "    return logits.reshape(-1, len(VOCAB))\n", store_history=True)
-        text = _brief_message(shell, "last([torch.ones(2, 3)] * 4, torch.tensor([2, 4]))")
-        assert "lengths holds [2, 4] here" in text and "4 is one past the last" in text and "lengths - 1" in text, text
-        text = _brief_message(shell, "first([[4], []])")
-        assert "tokens is empty here" in text and "no item -1" in text, text
-        text = _brief_message(shell, "run(nn.GRU(3, 4, batch_first=True), torch.ones(2, 5, 3))")
-        assert "h0 is (1, 5, 4): axis 1 has 5 where 2 (the batch size B) is expected" in text, text
-        assert 'your line "h0 = x.new_zeros(1, x.shape[1], rnn.hidden_size)" makes it' in text, text
-        text = _brief_message(shell, "flat(torch.ones(2, 4, 6))")
-        assert "len(VOCAB) is 67, which is not a size of logits" in text, text
-    finally:
-        InteractiveShell.clear_instance()
+    shell.run_cell("import torch\nfrom torch import nn\nfrom seqcourse.checks import explain_errors\n"
+                   "explain_errors()\n", store_history=True)
+    shell.run_cell(
+        "def last(hs, lengths):\n"
+        "    rows = torch.arange(len(lengths))\n"
+        "    return torch.stack(hs, dim=1)[rows, lengths]\n"
+        "def first(hyps):\n"
+        "    out = []\n"
+        "    for tokens in hyps:\n"
+        "        out.append(tokens[-1])\n"
+        "    return out\n"
+        "def run(rnn, x):\n"
+        "    h0 = x.new_zeros(1, x.shape[1], rnn.hidden_size)\n"
+        "    return rnn(x, h0)\n"
+        "VOCAB = list(range(67))\n"
+        "def flat(logits):\n"
+        "    return logits.reshape(-1, len(VOCAB))\n", store_history=True)
+    text = _brief_message(shell, "last([torch.ones(2, 3)] * 4, torch.tensor([2, 4]))")
+    assert "lengths holds [2, 4] here" in text and "4 is one past the last" in text and "lengths - 1" in text, text
+    text = _brief_message(shell, "first([[4], []])")
+    assert "tokens is empty here" in text and "no item -1" in text, text
+    text = _brief_message(shell, "run(nn.GRU(3, 4, batch_first=True), torch.ones(2, 5, 3))")
+    assert "h0 is (1, 5, 4): axis 1 has 5 where 2 (the batch size B) is expected" in text, text
+    assert 'your line "h0 = x.new_zeros(1, x.shape[1], rnn.hidden_size)" makes it' in text, text
+    text = _brief_message(shell, "flat(torch.ones(2, 4, 6))")
+    assert "len(VOCAB) is 67, which is not a size of logits" in text, text
 
 
-def test_trial_22r_values_name_their_cause():
+def test_trial_22r_values_name_their_cause(shell):
     """Trial 22r: index_select along the time axis with example indices (ch01-r01e); one number where a vector is
     asked, from zip over a tensor (ch03-r03e)."""
-    from IPython.core.interactiveshell import InteractiveShell
 
     _fails(r"a single number \(0-dim\) where a vector of 2 entries is asked: iterating over a tensor", assert_shape,
            torch.zeros(()), (2,))
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
-                       store_history=True)
-        shell.run_cell("def pick(x, idx):\n    return x.index_select(1, idx)\n", store_history=True)
-        text = _brief_message(shell, "pick(torch.ones(20, 3, 1), torch.tensor([4, 17]))")
-        assert "x (20, 3, 1).index_select(1, idx): the indices go up to 17, but axis 1 has 3 entries; they fit " \
-               "axis 0 (size 20)" in text, text
-    finally:
-        InteractiveShell.clear_instance()
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell("def pick(x, idx):\n    return x.index_select(1, idx)\n", store_history=True)
+    text = _brief_message(shell, "pick(torch.ones(20, 3, 1), torch.tensor([4, 17]))")
+    assert "x (20, 3, 1).index_select(1, idx): the indices go up to 17, but axis 1 has 3 entries; they fit " \
+           "axis 0 (size 20)" in text, text
 
 
 def test_an_edit_hint_is_dropped_when_the_students_line_is_the_references(monkeypatch):
@@ -1412,19 +1359,14 @@ def test_an_edit_hint_is_dropped_when_the_students_line_is_the_references(monkey
     assert checks._edits_of_changed_lines(same_names) == same_names
 
 
-def test_a_name_of_another_signature_and_a_kept_axis_name_their_cause():
+def test_a_name_of_another_signature_and_a_kept_axis_name_their_cause(shell):
     """Trial 22r: h_prev (exercise 3's name) where gru_cell's argument is h (ch04-r04b); norms of shape (T + 1, 1, 1)
     from keepdim=True where a 1-dim tensor is asked (ch02-r02d)."""
-    from IPython.core.interactiveshell import InteractiveShell
 
     _fails(r"must be a 1-dim tensor, got shape \(5, 1, 1\) \(its extra axes have size 1: keepdim=True", assert_type,
            torch.zeros(5, 1, 1), "tensor", ndim=1)
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
-                       store_history=True)
-        shell.run_cell("def cell(x, h, w):\n    return torch.tanh(x @ w + h_prev)\n", store_history=True)
-        text = _brief_message(shell, "cell(torch.ones(2, 3), torch.ones(2, 4), torch.ones(3, 4))")
-        assert "cell has no variable h_prev; its names here are x, h, w: h meant?" in text, text
-    finally:
-        InteractiveShell.clear_instance()
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell("def cell(x, h, w):\n    return torch.tanh(x @ w + h_prev)\n", store_history=True)
+    text = _brief_message(shell, "cell(torch.ones(2, 3), torch.ones(2, 4), torch.ones(3, 4))")
+    assert "cell has no variable h_prev; its names here are x, h, w: h meant?" in text, text
