@@ -411,10 +411,14 @@ def fingerprints(rec) -> dict:
             if fp is not None:
                 out[hints.value_key(call.line, call.code.co_qualname, call.signature, name)] = fp
         if call.returned_at is not None:
+            lines = sorted({ln for _, _, ln in call.code.co_lines() if ln})
             out[hints.value_key(call.line, call.code.co_qualname, call.signature, "<return-line>")] = {
                 "shape": None, "q": "return-line", "idx": [], "key": "",
                 "reads": sorted({feature_key(f) for f in line_features(call.code.co_filename, call.returned_at,
-                                                                        call.code.co_varnames)})}
+                                                                        call.code.co_varnames)}),
+                "calls": sorted({feature_key(f) for ln in lines       # what any line of the function calls
+                                 for f in line_features(call.code.co_filename, ln, call.code.co_varnames)
+                                 if f.startswith("call:")})}
         if call.shared is not None:
             out[hints.value_key(call.line, call.code.co_qualname, call.signature, "<shared>")] = hints.fingerprint(
                 call.shared)
@@ -564,6 +568,7 @@ def _line_difference(call, var: str, ref, lineno: int | None = None) -> str:
         limit = 3 + min(1, len(helpers & set(missing)))       # a helper of the notebook's called: one more said
         if not any(feature_key(f) in theirs for f in mine) and len(extra) + len(missing) > limit:
             return ""             # nothing in common: another way of writing the line, unless the lines are short
+        nowhere = []            # calls that no line of the reference's function makes (recorded since round 29)
         if var == "<return-line>":      # the result may be made elsewhere: a layer, a name or an operator too many
             swapped = [f for f in extra if f.startswith("call:")], [f for f in missing if f.startswith("call:")]
             kinds = ("self:", "name:", "op:")
@@ -571,6 +576,9 @@ def _line_difference(call, var: str, ref, lineno: int | None = None) -> str:
             missing = [f for f in missing if f.startswith(kinds)]   # that is all or nearly all that differs
             if tuple(map(len, swapped)) == (1, 1) and len(extra) + len(missing) <= 1:
                 extra, missing = sorted(extra + swapped[0]), sorted(missing + swapped[1])
+            else:       # a call alone may be bookkeeping the reference does on another line; one it never makes is not
+                anywhere = (ref(var) or {}).get("calls")
+                nowhere = [f for f in swapped[0] if anywhere is not None and feature_key(f) not in anywhere][:2]
         if len(extra) + len(missing) > limit:   # too different to list: the calls alone, the products alone, or the
             for kind in ("call:", "mul:", "op:"):      # operators alone, if they differ little
                 e, m = [f for f in extra if f.startswith(kind)], [f for f in missing if f.startswith(kind)]
@@ -579,7 +587,7 @@ def _line_difference(call, var: str, ref, lineno: int | None = None) -> str:
                     break
             else:
                 return ""
-        if not (extra or missing):
+        if not (extra or missing or nowhere):
             return ""
 
         def said(f):
@@ -605,6 +613,9 @@ def _line_difference(call, var: str, ref, lineno: int | None = None) -> str:
             return " and ".join(out)
 
         parts = []
+        if nowhere:
+            parts.append("yours " + group(nowhere) + f", which no line of the reference's {call.code.co_qualname} "
+                         "does")
         if extra:
             parts.append("yours " + group(extra) + ", which the reference's does not")
         if missing:

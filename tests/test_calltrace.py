@@ -385,13 +385,19 @@ def test_the_named_line_is_compared_with_the_references_line_by_what_it_calls_an
 
 def test_the_line_that_returns_is_quoted_and_compared_when_only_the_result_differs(shell):
     """Trial 22n's ch01-n01a (a dropout layer in the return line): the layer or name it uses that the reference's
-    return line does not; a call alone is not said there (the result may be made elsewhere: ch02-n02b's norms)."""
+    return line does not; a call alone is said only if no line of the reference's function makes it (the result may
+    be made elsewhere: ch02-n02b's norms, a call the reference makes on another line; trial 22r's ch08-r08b, a
+    softmax the reference's dot_attention never calls)."""
     shell.record()
+    msg = _message(shell, REFERENCE.replace("return c + 1", "return torch.tanh(c) + 1"))
+    assert 'look at the line that returns it ("return torch.tanh(c) + 1") (or a value' in msg, msg
     msg = _message(shell, REFERENCE.replace("return c + 1", "return torch.exp(c) + 1"))
-    assert 'look at the line that returns it ("return torch.exp(c) + 1") (or a value' in msg, msg
+    assert 'look at the line that returns it ("return torch.exp(c) + 1"; compared with the reference\'s line that ' \
+           "returns: yours calls exp, which no line of the reference's f does)" in msg, msg
     msg = _message(shell, REFERENCE.replace("return c + 1", "return c + x.sum()"))
     assert 'look at the line that returns it ("return c + x.sum()"; compared with the reference\'s line that ' \
-           "returns: yours reads `x`, which the reference's does not)" in msg, msg
+           "returns: yours calls sum, which no line of the reference's f does; yours reads `x`, which the " \
+           "reference's does not)" in msg, msg
 
 
 def test_a_step_written_as_two_lines_names_the_line_that_reads_the_half_made_value(shell):
