@@ -571,7 +571,7 @@ def _line_difference(call, var: str, ref, lineno: int | None = None) -> str:
         nowhere = []            # calls that no line of the reference's function makes (recorded since round 29)
         if var == "<return-line>":      # the result may be made elsewhere: a layer, a name or an operator too many
             swapped = [f for f in extra if f.startswith("call:")], [f for f in missing if f.startswith("call:")]
-            kinds = ("self:", "name:", "op:")
+            kinds = ("self:", "name:", "op:", "mul:")
             extra = [f for f in extra if f.startswith(kinds)]       # or too few; a call for another call too, when
             missing = [f for f in missing if f.startswith(kinds)]   # that is all or nearly all that differs
             if tuple(map(len, swapped)) == (1, 1) and len(extra) + len(missing) <= 1:
@@ -1000,20 +1000,32 @@ def _interleaved(call, name, ref, m: int) -> tuple | None:
     return half, whole, readers[:2]
 
 
-def first_difference(strong: bool | None = None) -> str:
+def first_difference(strong: bool | None = None, number: bool = False) -> str:
     """Where the values of the test cell that runs (or ran last) first go wrong, in words, or ``""``: the innermost
     call of a notebook function that was given the reference's inputs and returned another result, and its first
     variable (in the order they were bound) whose value is not the reference's. ``strong``: True says it only when a
     variable is named, False only when none is (the result alone differs: weaker than a cause the values identify),
-    None either way (a variable of another shape than the reference's counts as named). Never fails."""
+    None either way (a variable of another shape than the reference's counts as named). ``number``: only when that
+    variable holds a number whose reference value is known ("10 where the reference's is 5": a size or count that
+    every later value inherits). Never fails."""
     try:
         said, named = _first_difference()
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+    if number and not (named and _first_difference.number):
         return ""
     return said if strong is None or strong == named else ""
 
 
 def _first_difference() -> tuple[str, bool]:
+    """(what :func:`first_difference` says, whether a variable is named); ``_first_difference.number`` tells
+    afterwards whether that variable's number was said with the reference's."""
+    _first_difference.number = False
+    said, named = _first_difference_said()
+    return said, named
+
+
+def _first_difference_said() -> tuple[str, bool]:
     import inspect
 
     from seqcourse.checks import _bindings
@@ -1059,7 +1071,10 @@ def _first_difference() -> tuple[str, bool]:
 
     def numbers(value, name):     # ": 1 where the reference's is 2" for numbers
         want, got = (ref(name) or {}).get("value"), _scalar(value)
-        return f" ({_number(got)} where the reference's is {_number(want)})" if None not in (want, got) else ""
+        if None in (want, got):
+            return ""
+        _first_difference.number = True
+        return f" ({_number(got)} where the reference's is {_number(want)})"
 
     if kind == "first":
         before = [n for n in agree if list(call.first).index(n) < list(call.first).index(var)]
@@ -1069,6 +1084,7 @@ def _first_difference() -> tuple[str, bool]:
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
                 + (f': look at your line "{line}"' if line else "")
                 + (f" (compared with the reference's line that makes `{var}`: {diff})" if diff else "")
+                + _seeded(call, call.first[var][1])
                 + _written_view(call, var) + _unchecked(call, var, line, ref)), True
     if kind == "again":
         k, how = call.where
@@ -1111,6 +1127,39 @@ def _first_difference() -> tuple[str, bool]:
     return (given + f"every variable agrees with the reference's where it is first made, but `{var}` differs at the "
             f"end: it goes wrong where it is made again (a step of a loop?)" + (f": look at your lines {where}" if where
                                                                              else "")), True
+
+
+def _seeded(call, lineno: int) -> str:
+    """For a line that draws random numbers with ``generator=g`` (a random draw the reference makes with its own
+    generator): the student's lines that make and seed ``g``, in words -- a draw that differs although the line is
+    right means the generator is in another state (``g.seed()`` draws a fresh random seed: ``g.manual_seed(seed)``
+    sets one). ``""`` otherwise."""
+    tree = _cell_tree(call.code.co_filename)
+    if tree is None:
+        return ""
+    first, last = call.code.co_firstlineno, max((ln for _, ln, _ in call.code.co_lines() if ln), default=0)
+    names = {kw.value.id for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == lineno
+             for kw in node.keywords if kw.arg == "generator" and isinstance(kw.value, ast.Name)}
+    if not names:
+        return ""
+    gname = sorted(names)[0]
+    lines = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.stmt) and first <= node.lineno <= last and node.lineno < lineno) \
+                or isinstance(node, (ast.For, ast.While, ast.If, ast.With, ast.FunctionDef)):
+            continue
+        binds = any(isinstance(t, ast.Name) and t.id == gname for n in ast.walk(node) if isinstance(n, ast.Assign)
+                    for t in n.targets)
+        calls = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                    and n.func.value.id == gname for n in ast.walk(node))
+        if binds or calls:
+            lines.append((node.lineno, linecache.getline(call.code.co_filename, node.lineno).strip()))
+    if not lines:
+        return ""
+    return (f"; that line draws from your generator `{gname}`, so the draw differs when `{gname}` is in another "
+            "state than the reference's: look at how it is made and seeded (your line"
+            + ("s " if len(lines) > 1 else " ") + ", ".join(f'"{t}"' for _, t in sorted(set(lines)))
+            + "; g.seed() draws a fresh random seed, g.manual_seed(seed) sets the one given)")
 
 
 def line_as_reference(qualname: str, var: str) -> bool:

@@ -277,8 +277,11 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
     named = [desc for desc, alt in _tensors(mistakes) if close(a, alt)]
     if named:        # several mistakes give these values here: all of them are said (the first alone may be wrong)
         said = [f"your values are what you get if you {d}" if not d[:1].isupper() else d for d in named[:3]]
-        return said[0] + "".join(f"; or: {w[:1].lower() + w[1:]}" for w in said[1:]) + (
+        said = said[0] + "".join(f"; or: {w[:1].lower() + w[1:]}" for w in said[1:]) + (
             " (these give the same values here)" if len(said) > 1 else "")
+        from seqcourse import calltrace
+        number = calltrace.first_difference(strong=True, number=True)   # a size or count made wrong upstream:
+        return f"{number}; that is why {said}" if number else said      # the named mistake is its consequence
     shared = _shared_layers()       # one layer under two names: the edit that gives these values blames its use
     if shared:
         return shared
@@ -1191,6 +1194,36 @@ def layer_settings(module, *keys: str) -> dict:
     return out
 
 
+def layer_message(module, **want) -> str:
+    """The message of a test that a model's layers are of the classes its docstring names, e.g. ``assert
+    isinstance(model.rnn, nn.RNN) and isinstance(model.head, nn.Linear), layer_message(model, rnn=nn.RNN,
+    head=nn.Linear)``: which attribute is of another class, what it is, and what that changes."""
+    said = []
+    for attr, cls in want.items():
+        got = getattr(module, attr, None)
+        if isinstance(got, cls):
+            continue
+        asked = f"nn.{cls.__name__}" if cls.__module__.startswith("torch.nn") else cls.__name__
+        if got is None:
+            said.append(f"self.{attr} is not set: build it in __init__, self.{attr} = {asked}(...)")
+            continue
+        kind = type(got).__name__
+        what = (f"an nn.Sequential of {', '.join(type(m).__name__ for m in got)}" if isinstance(got, torch.nn.Sequential)
+                else f"an nn.{kind}" if type(got).__module__.startswith("torch.nn") else f"a {kind}")
+        note = ""
+        if kind == cls.__name__ + "Cell":
+            note = (f" (a cell computes ONE step and you loop over time yourself; {asked} runs the whole sequence "
+                    "in one call, and the tests read its parameters and outputs as it names them)")
+        elif cls is torch.nn.Linear and isinstance(got, torch.nn.Sequential):
+            note = " (one linear layer: no hidden layer or activation in it, the docstring's equation has none)"
+        elif kind in ("RNN", "GRU", "LSTM") and cls.__name__ in ("RNN", "GRU", "LSTM"):
+            note = (f" (the state and the parameters of an nn.{kind} are not those of {asked}: an nn.LSTM's state "
+                    "is the pair (h, c), a GRU's and an RNN's one tensor)")
+        said.append(f"self.{attr} is {what}, where the docstring asks for {asked}{note}")
+    return "; ".join(said) or "the layers are not those the docstring names: " + ", ".join(
+        f"self.{a} = nn.{c.__name__}(...)" for a, c in want.items())
+
+
 def assert_configured(settings: dict, name: str, **want) -> None:
     """Fail when a layer the student builds has another setting than the docstring asks, e.g.
     ``assert_configured(layer_settings(model.rnn), "self.rnn", nonlinearity="tanh", bias=True, num_layers=1)``:
@@ -1750,6 +1783,12 @@ _ERROR_HINTS = _SELF_EXPLAINED + (
      "mask.to(x.dtype)"),
     ("1D tensors expected, but got", "torch.dot multiplies two 1-D vectors only: for a batch use @ (torch.matmul, "
      "torch.bmm) or (a * b).sum(-1)"),
+    ("zero-dimensional tensor (at position", "torch.cat joins tensors along an axis they already have, and a 0-d "
+     "tensor (one number: a norm, a loss, x.sum()) has none: torch.stack(list) puts them side by side along a new "
+     "axis"),
+    ("'tuple' object has no attribute 'batch_sizes'", "a tuple where a PackedSequence is asked: an nn.LSTM / nn.GRU "
+     "returns the pair (output, state), with (h_n, c_n) for an LSTM; unpack it first, packed_out, _ = "
+     "self.rnn(packed), and give pad_packed_sequence packed_out"),
     ("must be real number, not torch.Size", "a shape where a number is asked: one size is x.shape[-1] (or "
      "x.size(-1)), not x.shape"),
     ("cannot be broadcast to indexing result", "x[mask] = v writes only the rows the mask selects: give it those "
@@ -2493,7 +2532,8 @@ def _attribute_hint(value: AttributeError) -> str | None:
         return f"did you mean {' or '.join(close)}?"
     if type(obj).__name__.startswith("_") and isinstance(obj, torch.nn.Module):     # a test's stand-in model
         return (f"the test gives your function a model of its own (a {type(obj).__name__}), which has no .{name}: "
-                f"your function must work for any model, so use only what every nn.Module has (model(x), "
+                f"your function must work for any model, so use only what the docstring promises of it (its methods "
+                f"and what they return: a size from a result's shape) and what every nn.Module has (model(x), "
                 f"model.parameters() for ALL the weights, model.train()/eval()), not an attribute of one class")
     return None
 
@@ -3052,6 +3092,11 @@ def _name_hint(value: BaseException, line: str, function: str, local: dict) -> s
         if near and function and not function.startswith("<"):
             return (f"{function} has no variable {name}; its names here are {', '.join(names[:8])}: "
                     f"{' or '.join(near)} meant? (a name from another function or exercise does not carry over)")
+        if re.search(rf"\b{re.escape(name)}\s*\(", line):      # a function called that no cell run so far defines
+            return (f"no cell run so far defines {name}: if it is the function of another part of this notebook, "
+                    "that part's cell must run first, and the notebook runs top to bottom (in grading too), so the "
+                    "function of a LATER part does not exist yet when this cell's tests run: use only the parts "
+                    "above this one, or write the step here")
         return None
     if isinstance(value, KeyError) and value.args and isinstance(value.args[0], str):
         key = value.args[0]

@@ -1019,7 +1019,10 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "~ (operator.invert) is only implemented": lambda: ~torch.ones(2, 3),
              "hx should also be 3-D": lambda: nn.GRU(4, 5, batch_first=True)(torch.ones(2, 3, 4), torch.zeros(2, 5)),
              "class probabilities": lambda: F.cross_entropy(torch.randn(4), torch.tensor([0, 1, 1, 0])),
-             "but got tuple": lambda: torch.stack([(torch.ones(2), torch.ones(2))])}
+             "but got tuple": lambda: torch.stack([(torch.ones(2), torch.ones(2))]),
+             "zero-dimensional tensor (at position": lambda: torch.cat([torch.ones(2).sum(), torch.ones(2).sum()]),
+             "'tuple' object has no attribute 'batch_sizes'": lambda: nn.utils.rnn.pad_packed_sequence(
+                 nn.LSTM(3, 4)(pack_padded_sequence(torch.ones(5, 2, 3), torch.tensor([5, 3]))))}
     for part, make in cases.items():
         with pytest.raises(Exception) as info:
             make()
@@ -1370,3 +1373,22 @@ def test_a_name_of_another_signature_and_a_kept_axis_name_their_cause(shell):
     shell.run_cell("def cell(x, h, w):\n    return torch.tanh(x @ w + h_prev)\n", store_history=True)
     text = _brief_message(shell, "cell(torch.ones(2, 3), torch.ones(2, 4), torch.ones(3, 4))")
     assert "cell has no variable h_prev; its names here are x, h, w: h meant?" in text, text
+
+
+def test_a_later_parts_function_and_an_unpacked_rnn_result_name_their_cause(shell):
+    """Trial 22s: a function of a later part called before its cell ran (ch04-s04a, ch08-v08a); torch.cat of 0-d
+    norms (ch02-s02e); an LSTM's (output, state) pair given to pad_packed_sequence (ch05-s05e)."""
+    shell.run_cell("import torch\nfrom torch import nn\nfrom torch.nn.utils.rnn import pack_padded_sequence, "
+                   "pad_packed_sequence\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell("def scaled(dec, enc):\n    return bilinear_attention(dec, enc, None)\n\n"
+                   "def norms(g):\n    return torch.cat([g.norm(), g.norm()])\n\n"
+                   "def encode(rnn, x):\n    packed = pack_padded_sequence(x, torch.tensor([3, 2]))\n"
+                   "    return pad_packed_sequence(rnn(packed))\n", store_history=True)
+    text = _brief_message(shell, "scaled(torch.ones(2, 3), torch.ones(2, 3))")
+    assert "no cell run so far defines bilinear_attention: if it is the function of another part" in text, text
+    assert "the function of a LATER part does not exist yet" in text, text
+    text = _brief_message(shell, "norms(torch.ones(3))")
+    assert 'at your line "return torch.cat([g.norm(), g.norm()])"' in text and "torch.stack(list)" in text, text
+    text = _brief_message(shell, "encode(nn.LSTM(4, 5), torch.ones(3, 2, 4))")
+    assert "unpack it first, packed_out, _ = self.rnn(packed)" in text, text
