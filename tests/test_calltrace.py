@@ -606,3 +606,18 @@ def test_the_names_a_line_reads_leave_out_what_it_binds_and_its_comment():
     assert pysource.names_read("h, c = step(x, h)  # c is new") == {"step", "x", "h"}
     assert pysource.names_read("out.append(h.sum())") == {"out", "h"}
     assert pysource.names_read("for t in range(T):") is None      # not a statement alone
+
+
+def test_a_draw_from_a_generator_names_the_lines_that_make_and_seed_it(shell):
+    """Trial 22s's ch01-s01e: g.seed() (a fresh random seed) where g.manual_seed(seed) is meant; the line that draws
+    is right, the generator's state is not: the lines that make and seed it are named."""
+    ref = ("def f(x, w):\n"
+           "    g = torch.Generator().manual_seed(3)\n"
+           "    idx = torch.randint(0, 2, (20,), generator=g)\n"
+           "    return x[idx] @ w\n")
+    shell.record(ref)
+    msg = _message(shell, ref.replace("    g = torch.Generator().manual_seed(3)\n",
+                                      "    g = torch.Generator()\n    g.seed()\n"))
+    assert 'look at your line "idx = torch.randint(0, 2, (20,), generator=g)"; that line draws from your ' \
+           "generator `g`" in msg, msg
+    assert 'your lines "g = torch.Generator()", "g.seed()"; g.seed() draws a fresh random seed' in msg, msg
