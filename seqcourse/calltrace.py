@@ -1114,6 +1114,10 @@ def _first_difference_said() -> tuple[str, bool]:
                     "(a line that runs where it should not: a condition left out, or a loop that runs too often?)"
                     ), True
         lines = dict.fromkeys(source(lineno) for _, lineno, _ in seq[1:]) or {source(seq[0][1]): None}
+        if n == 1 and m is not None and m > 1:
+            return (given + f"{first} (your line \"{source(seq[0][1])}\"), but yours never makes it again, where "
+                    f"the reference's `{var}` gets {m} values: the reference carries it from step to step (a loop's "
+                    f"new value of `{var}` kept under another name, or never assigned back to `{var}`?)"), True
         return (given + f"{first}, but it gets {n} different values where the reference's gets {m}: a line that "
                 "makes it again runs too few times (a loop that stops early, a condition that skips it, or a line "
                 "that does not change it?): your lines " + " or ".join(f'"{t}"' for t in list(lines)[:3])), True
@@ -1178,6 +1182,23 @@ def line_as_reference(qualname: str, var: str) -> bool:
             mine = sorted({feature_key(f) for f in line_features(call.code.co_filename, call.first[var][1],
                                                                  call.code.co_varnames)})
             return mine == sorted(ref["reads"])
+        return False
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return False
+
+
+def bound_fewer_times(qualname: str, var: str) -> bool:
+    """Whether the latest recorded call of ``qualname`` binds ``var`` only once where the reference's binds it
+    several times (a loop carries it there): a line of the reference that makes ``var`` again has no counterpart in
+    the student's code. Never fails: False when unknown."""
+    try:
+        rec = _current[0] if _current else None
+        for call in reversed(rec.calls if rec is not None else []):
+            if call.code.co_qualname != qualname or var not in call.first:
+                continue
+            counted = hints.reference_value(call.line, qualname, call.signature, f"{var}#n")
+            m = counted.get("value") if counted is not None else None
+            return call.count.get(var, 1) == 1 and isinstance(m, int) and m > 1
         return False
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return False

@@ -553,6 +553,8 @@ def _edits_of_changed_lines(text: str) -> str:
                 names = [set(), set()]
             if names[0] != names[1] and calltrace.line_as_reference(m.group(3), m.group(4)):
                 continue
+            if calltrace.bound_fewer_times(m.group(3), m.group(4)):    # the line it edits is not in the student's
+                continue                                                 # code: the reference's loop makes it again
         keep.append(part)
     if len(keep) == len(parts):
         return text
