@@ -455,6 +455,48 @@ def _(ns):
     lp, state, w = dec(torch.tensor([1, 4, 5]), (hid, torch.zeros_like(hid)), out, mask)
     return [_prev_22r["ch07_decoder"](ns), dec(torch.tensor([6, 4, 5]), state, out, mask)]
 
+# ---- trial 22s: what the generic checks cannot see (the module's parameter names, a returned type, gradients to the
+# input, a blank token, a batch of one, a stand-in decoder without an `out` attribute)
+_prev_22s = dict(CHECKS)
+@check("ch01_many_to_one")
+def _(ns):
+    seed(); m = ns["ManyToOne"](D, H, C)
+    return [_prev_22s["ch01_many_to_one"](ns), sorted(k for k, _ in m.named_parameters())]
+@check("ch03_lstm_cell")
+def _(ns):
+    cell = lstmw(); Wx, Wh, b = ns["split_gates"](cell)
+    W = {k: torch.cat([Wh[k], Wx[k]], 1).detach() for k in Wx}; b = {k: v.detach() for k, v in b.items()}
+    torch.manual_seed(3); r = ns["lstm_cell"](torch.randn(B, D), torch.randn(B, H), torch.randn(B, H), W, b)
+    return [_prev_22s["ch03_lstm_cell"](ns), type(r).__name__]
+@check("ch05_reverse_padded")
+def _(ns):
+    x, L = padded(); x = x.clone().requires_grad_(True); y = ns["reverse_padded"](x, L)
+    g = torch.autograd.grad(y.sum(), x, allow_unused=True)[0] if y.requires_grad else None
+    return [y.detach(), g if g is not None else torch.zeros(0)]
+@check("ch06_build_vocab")
+def _(ns):
+    return [_prev_22s["ch06_build_vocab"](ns), ns["build_vocab"]([list("12 mai"), list("3 juin")], 1)]
+@check("ch06_teacher_forced_loss")
+def _(ns):
+    class Enc:
+        def __call__(self, src, sl): return None, torch.ones(src.shape[0], 2)
+    class Dec:
+        def __init__(self): self.W = torch.arange(10.0).reshape(2, 5) / 7
+        def step(self, y, d): return d @ self.W + y[:, None] * 0.1, d * 0.9
+    tgt = torch.tensor([[1, 4, 3, 2], [1, 2, 0, 0]])
+    loss, logits = ns["teacher_forced_loss"](Enc(), Dec(), torch.zeros(2, 3, dtype=torch.long), torch.tensor([3, 2]), tgt)
+    return [_prev_22s["ch06_teacher_forced_loss"](ns), loss.detach(), logits.detach()]
+@check("ch06_greedy_decode")
+def _(ns):
+    class E:
+        def __call__(self, src, sl): return None, torch.zeros(src.shape[0], 2)
+    class D1:
+        def step(self, y, d):
+            lg = torch.full((y.shape[0], 9), -5.0); lg[:, 4 if int(d[0, 0]) < 2 else 2] = 0
+            return lg, d + 1
+    return [_prev_22s["ch06_greedy_decode"](ns), ns["greedy_decode"](E(), D1(), torch.zeros(1, 3, dtype=torch.long), torch.tensor([3]), 5)]
+
+
 def main(argv):
     global t
     t = importlib.import_module(argv[0])
@@ -483,3 +525,4 @@ if __name__ == "__main__":
     if not sys.argv[1:] or not sys.argv[1].startswith("student_trial_"):
         sys.exit("usage: python benchmarks/trial_scratch.py student_trial_22X [--apply | ch01 ...]")
     main(sys.argv[1:])
+
