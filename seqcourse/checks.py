@@ -2252,11 +2252,35 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "", msg: s
                 others.append((name not in unread, text.replace(base.group(1), name, 1) + f" in place of {text}"
                                + never, shape))
     fits += [(t, shape) for _, t, shape in sorted(others, key=lambda o: o[0])]   # an unused variable first
+    fits = _sibling_entries(ta, tb, a, b, env or {}, _code_names(source) if source else set()) + fits
     if fits:
         hint += "; " + ", ".join(f"{t} would give {_fmt(shape)}" for t, shape in fits[:4]) + (
             ": which one is your equation (" + ("an element-wise product, " if sa == sb else "")
             + "the order of the operands, a transpose, the tensor used)?")
     return hint
+
+
+def _sibling_entries(ta: str, tb: str, a, b, env: dict, names: set) -> list:
+    """``[(text, shape)]`` of the products that fit when an operand read from a dict by a constant key
+    (``Wx["g"]``, ``Wx["g"].T``) is read with the same key from another dict of the function (``Wh["g"]``; one of
+    ``names``, those of the function's code): a slip between two dicts of weights; ``[]`` otherwise."""
+    out = []
+    for text, other in ((ta, b), (tb, a)):
+        m = re.fullmatch(r"(\w+)\[(['\"])(\w+)\2\](\.mT|\.T)?", text)
+        if not m:
+            continue
+        for name, value in env.items():
+            entry = (value.get(m.group(3)) if type(value) is dict and name != m.group(1) and name in names
+                     else None)
+            if not isinstance(entry, torch.Tensor) or entry.dim() < 1:
+                continue
+            swapped = entry.mT if m.group(4) and entry.dim() >= 2 else entry
+            shape = (_product_shape(tuple(swapped.shape), tuple(other.shape)) if text == ta
+                     else _product_shape(tuple(other.shape), tuple(swapped.shape)))
+            if shape is not None:
+                out.append((text.replace(m.group(1), name, 1) + f" in place of {text} (the same key, the other dict)",
+                            shape))
+    return out[:2]
 
 
 def _slice_bound_hint(node, a, b, env: dict, values: list) -> str:
