@@ -1783,6 +1783,9 @@ _ERROR_HINTS = _SELF_EXPLAINED + (
      "iterators: wrap them in list(...) (or use xs[::-1])"),
     ("not implemented for 'Bool'", "a bool tensor (a mask) in arithmetic or a product: convert it first, "
      "mask.to(x.dtype)"),
+    ("must be greater or equal to the number of dimensions in the tensor", "a value with more axes than the place it "
+     "is written into (x[...] = value, or expand): the slice on the left has fewer axes than the value on the right; "
+     "drop the extra axis of the value (an unsqueeze, a [:, None]) or index the place with as many axes"),
     ("1D tensors expected, but got", "torch.dot multiplies two 1-D vectors only: for a batch use @ (torch.matmul, "
      "torch.bmm) or (a * b).sum(-1)"),
     ("zero-dimensional tensor (at position", "torch.cat joins tensors along an axis they already have, and a 0-d "
@@ -3257,7 +3260,12 @@ def _call_hint(msg: str, line: str, env: dict) -> str | None:
         if many:
             return (f"{head}: {many.group(1)} positional arguments, and your line gives it {len(node.args)}: "
                     + ", ".join(given))
-        return f"{head}; your line gives it " + ", ".join(given) if given else head
+        sized = [ast.unparse(a) for i, a in enumerate(node.args) if i < len(names) and names[i] == "size"
+                 and not isinstance(a, ast.Starred) and type(_operand(a, env)) is int]
+        sized += [ast.unparse(k.value) for k in node.keywords if k.arg == "size" and type(_operand(k.value, env)) is int]
+        note = (f": size is a tuple of sizes, ({sized[0]},) with its comma ({sized[0]} alone, in parentheses or "
+                "not, is one number)" if sized else "")
+        return (f"{head}; your line gives it " + ", ".join(given) + note) if given else head
     return None
 
 
@@ -3420,6 +3428,8 @@ def _api_hint(value: BaseException, line: str, env: dict) -> str | None:
     bounds = re.search(r"index (-?\d+) is out of bounds for dimension (\d+) with size (\d+)", msg)
     if bounds:
         return _bounds_hint(nodes, env, *map(int, bounds.groups()))
+    if msg.startswith("einsum()"):
+        return _einsum_hint(nodes, env)
     masked = re.search(r"shape of the mask \[([\d, ]*)\] at index \d+ does not match the shape of the indexed "
                        r"tensor \[([\d, ]*)\]", msg)
     if masked:
@@ -3553,9 +3563,57 @@ def _hidden_state_hint(msg: str, line: str, env: dict, source: str) -> str | Non
             + (f'; your line "{made}" makes it' if made else ""))
 
 
+def _einsum_hint(nodes: list, env: dict) -> str | None:
+    """The torch.einsum call on the failing line whose subscripts give one letter two sizes: the letter, the operands
+    and axes that give it each size, and, for a 2-D operand whose subscripts read the other way round fit, those."""
+    for n in nodes:
+        if not (isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1] == "einsum" and n.args
+                and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)):
+            continue
+        lhs = n.args[0].value.replace(" ", "").split("->")[0].split(",")
+        ops = [(ast.unparse(a), _operand(a, env)) for a in n.args[1:]]
+        if len(lhs) != len(ops) or not all(isinstance(v, torch.Tensor) and v.dim() == len(sub)
+                                           for (_, v), sub in zip(ops, lhs)):
+            continue
+        seen: dict = {}
+        for (text, v), sub in zip(ops, lhs):
+            for axis, letter in enumerate(sub):
+                seen.setdefault(letter, []).append((text, axis, int(v.shape[axis])))
+        for letter, uses in seen.items():
+            sizes = {size for *_, size in uses if size != 1}
+            if len(sizes) < 2:
+                continue
+            said = " and ".join(f"{size} in {text} (axis {axis})" for text, axis, size in uses)
+            fix = ""
+            for (text, v), sub in zip(ops, lhs):
+                if len(sub) == 2 and letter in sub:
+                    trial = {**{k: [u for u in us if u[0] != text] for k, us in seen.items()}}
+                    for axis, other in enumerate(sub[::-1]):
+                        trial.setdefault(other, []).append((text, axis, int(v.shape[axis])))
+                    if all(len({s for *_, s in us if s != 1}) < 2 for us in trial.values()):
+                        fix = (f": {text} is {_fmt(v.shape)}, so its subscripts \"{sub}\" read it the wrong way "
+                               f"round; \"{sub[::-1]}\" for it (or {text}.T) fits")
+                        break
+            return (f"in torch.einsum(\"{n.args[0].value}\", ...), the subscript {letter} stands for {said}: one "
+                    f"letter, one size{fix}")
+    return None
+
+
 def _bounds_hint(nodes: list, env: dict, index: int, dim: int, size: int) -> str | None:
     """An index past the end of a tensor's axis: the expression on the line that gives it, its value and the
-    values of the names it is made of."""
+    values of the names it is made of; a negative index given to gather, index_select, scatter or take_along_dim
+    (which take none)."""
+    for n in (m for m in nodes if index < 0 and isinstance(m, ast.Call) and isinstance(m.func, ast.Attribute)):
+        where = {"gather": 1, "index_select": 1, "scatter": 1, "scatter_add": 1, "take_along_dim": 0}.get(n.func.attr)
+        if where is None:
+            continue
+        part = next((k.value for k in n.keywords if k.arg in ("index", "indices")), None)
+        part = part if part is not None else n.args[where] if len(n.args) > where else None
+        got = _operand(part, env) if part is not None else _MISSING
+        if isinstance(got, torch.Tensor) and index in got.flatten().tolist():
+            return (f"{ast.unparse(part)} holds {index} here, and {n.func.attr} takes no negative index (x[-1] "
+                    f"counts from the end, {n.func.attr} does not): keep every index in 0..{size - 1} (a position "
+                    "such as L - 1 - t goes below 0 past the end of a sequence: torch.where(t < L, L - 1 - t, t))")
     for n in nodes:
         if not isinstance(n, ast.Subscript):
             continue

@@ -1021,6 +1021,8 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "class probabilities": lambda: F.cross_entropy(torch.randn(4), torch.tensor([0, 1, 1, 0])),
              "but got tuple": lambda: torch.stack([(torch.ones(2), torch.ones(2))]),
              "zero-dimensional tensor (at position": lambda: torch.cat([torch.ones(2).sum(), torch.ones(2).sum()]),
+             "must be greater or equal to the number of dimensions in the tensor": lambda: torch.zeros(2, 4, 3).__setitem__(
+                 (slice(None), 0), torch.ones(2, 1, 3)),
              "'tuple' object has no attribute 'batch_sizes'": lambda: nn.utils.rnn.pad_packed_sequence(
                  nn.LSTM(3, 4)(pack_padded_sequence(torch.ones(5, 2, 3), torch.tensor([5, 3]))))}
     for part, make in cases.items():
@@ -1392,3 +1394,26 @@ def test_a_later_parts_function_and_an_unpacked_rnn_result_name_their_cause(shel
     assert 'at your line "return torch.cat([g.norm(), g.norm()])"' in text and "torch.stack(list)" in text, text
     text = _brief_message(shell, "encode(nn.LSTM(4, 5), torch.ones(3, 2, 4))")
     assert "unpack it first, packed_out, _ = self.rnn(packed)" in text, text
+
+
+def test_a_negative_gather_index_and_an_int_size_name_their_cause(shell):
+    """Trial 22t: a gather index of -1 (L - 1 - t past the end of a sequence: ch05-t05a); torch.randint given
+    size=(batch_size) without its comma (ch01-t01e); a value with one axis too many written into a slice
+    (ch01-t01a); einsum subscripts that read a weight the wrong way round (ch02-t02b)."""
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell("def rev(x, L):\n    t = torch.arange(x.shape[1])\n    idx = L[:, None] - 1 - t\n"
+                   "    return x.gather(1, idx)\n\n"
+                   "def draw(n, batch_size, g):\n    return torch.randint(0, n, (batch_size), generator=g)\n\n"
+                   "def put(x):\n    inputs = torch.zeros(2, 4, 3)\n    inputs[:, 0] = x.unsqueeze(1)\n"
+                   "    return inputs\n", store_history=True)
+    text = _brief_message(shell, "rev(torch.ones(2, 5), torch.tensor([5, 3]))")
+    assert "idx holds -1 here, and gather takes no negative index" in text, text
+    text = _brief_message(shell, "draw(10, 16, torch.Generator())")
+    assert "size is a tuple of sizes, (batch_size,) with its comma" in text, text
+    text = _brief_message(shell, "put(torch.ones(2, 3))")
+    assert "a value with more axes than the place it is written into" in text, text
+    shell.run_cell("def cell(x, W):\n    return torch.einsum('bd,dh->bh', x, W)\n", store_history=True)
+    text = _brief_message(shell, "cell(torch.ones(2, 3), torch.ones(4, 3))")     # W is (H, D): ch02-t02b
+    assert "the subscript d stands for 3 in x (axis 1) and 4 in W (axis 0): one letter, one size: W is (4, 3), so " \
+           "its subscripts \"dh\" read it the wrong way round; \"hd\" for it (or W.T) fits" in text, text
