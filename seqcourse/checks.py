@@ -2014,6 +2014,12 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
     axis = next(d for d in range(n - 1, -1, -1) if pa[d] != pb[d] and 1 not in (pa[d], pb[d]))
     hint = (f"{ta} has shape {_fmt(sa)} and {tb} has shape {_fmt(sb)}: broadcasting lines shapes up from the RIGHT, "
             f"so their axis {axis - n} meets {pa[axis]} against {pb[axis]}")
+    if len(sa) == len(sb) >= 3 and sa[:-2] == sb[:-2] and sa[-1] == sb[-1] and axis - n == -2:   # rows paired
+        wrap = lambda t: t if re.fullmatch(r"[\w.\[\]'\"]+", t) else f"({t})"  # noqa: E731
+        return (hint + f": {wrap(ta)} * {wrap(tb)} pairs row t of one only with row t of the other; for every pair "
+                f"(t, s), one score per row of each ({_fmt(sa[:-1] + (sb[-2],))}), give each its own axis, "
+                f"({wrap(ta)}[..., :, None, :] * {wrap(tb)}[..., None, :, :]).sum(-1), or take the product "
+                f"{wrap(ta)} @ {wrap(tb)}.transpose(-2, -1)")
     for extra, other, text in ((sa, sb, ta), (sb, sa, tb)):
         if len(extra) == len(other) + 1 and extra[-1] == 1 and extra[:-1] == other:
             return (hint + f"; {text} has a last axis of size 1 that {_fmt(other)} does not have: was it made with "
@@ -2527,6 +2533,11 @@ def _attribute_hint(value: AttributeError) -> str | None:
     if type(obj) is str and hasattr(torch.Tensor, name) and len(obj) <= 40:
         return (f"that object is the string {obj!r}, not a tensor: a dict unpacked or iterated (a, b = d; for k in d) "
                 "gives its KEYS, the strings; read the values with d[key], d.values() or d.items()")
+    if type(obj) is tuple and hasattr(torch.Tensor, name):
+        items = ", ".join(_described(v) if isinstance(v, torch.Tensor) else type(v).__name__ for v in obj[:3])
+        return (f"that object is a tuple of {len(obj)} ({items}) where a tensor is meant: a call that returns several "
+                "values (an encoder's (outputs, h), an nn.LSTM's (output, (h_n, c_n)), a cell's (h, c)) kept whole "
+                "in one name? unpack it where it is made, e.g. `_, h = encoder(...)`")
     if type(obj) is list and hasattr(torch.Tensor, name):
         return (f"that object is a Python {type(obj).__name__}, where a tensor is meant (a {type(obj).__name__} has "
                 f"no .{name}): a .tolist() or a comprehension made it one; keep the tensor where it goes on to "

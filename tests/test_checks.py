@@ -1399,7 +1399,8 @@ def test_a_later_parts_function_and_an_unpacked_rnn_result_name_their_cause(shel
 def test_a_negative_gather_index_and_an_int_size_name_their_cause(shell):
     """Trial 22t: a gather index of -1 (L - 1 - t past the end of a sequence: ch05-t05a); torch.randint given
     size=(batch_size) without its comma (ch01-t01e); a value with one axis too many written into a slice
-    (ch01-t01a); einsum subscripts that read a weight the wrong way round (ch02-t02b)."""
+    (ch01-t01a); einsum subscripts that read a weight the wrong way round (ch02-t02b); rows multiplied pairwise
+    where every pair is asked (ch08-t08c, t08d); a tuple kept whole where a tensor is asked (ch06-t06f)."""
     shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n",
                    store_history=True)
     shell.run_cell("def rev(x, L):\n    t = torch.arange(x.shape[1])\n    idx = L[:, None] - 1 - t\n"
@@ -1417,3 +1418,10 @@ def test_a_negative_gather_index_and_an_int_size_name_their_cause(shell):
     text = _brief_message(shell, "cell(torch.ones(2, 3), torch.ones(4, 3))")     # W is (H, D): ch02-t02b
     assert "the subscript d stands for 3 in x (axis 1) and 4 in W (axis 0): one letter, one size: W is (4, 3), so " \
            "its subscripts \"dh\" read it the wrong way round; \"hd\" for it (or W.T) fits" in text, text
+    shell.run_cell("def scores(q, k):\n    return (q * k).sum(-1)\n\ndef step(h):\n    return h.shape[0]\n\n"
+                   "def decode(enc):\n    d = enc()\n    return step(d)\n", store_history=True)
+    text = _brief_message(shell, "scores(torch.ones(2, 3, 5), torch.ones(2, 4, 5))")      # ch08-t08c, t08d
+    assert "q * k pairs row t of one only with row t of the other; for every pair (t, s)" in text, text
+    assert "q @ k.transpose(-2, -1)" in text, text
+    text = _brief_message(shell, "decode(lambda: (torch.ones(2, 3, 5), torch.ones(2, 5)))")  # ch06-t06f
+    assert "that object is a tuple of 2 ((2, 3, 5), (2, 5)) where a tensor is meant" in text, text
