@@ -1187,6 +1187,56 @@ def line_as_reference(qualname: str, var: str) -> bool:
         return False
 
 
+_PURE = {"sigmoid", "tanh", "relu", "softmax", "log_softmax", "exp", "log", "sqrt", "abs", "neg", "pow", "t",
+         "transpose", "permute", "reshape", "view", "unsqueeze", "squeeze", "flip", "clone", "detach", "float", "long",
+         "double", "sum", "mean", "masked_fill", "add", "mul", "sub", "div", "clamp", "contiguous", "cat", "stack",
+         "where", "matmul", "mm", "bmm", "chunk", "split", "flatten", "expand", "repeat", "argmax", "topk", "gather",
+         "index_select", "norm", "roll", "tril", "triu", "lerp", "maximum", "minimum"}
+
+
+def discarded_value() -> str:
+    """A statement of a notebook function called by the test cell that runs (or ran last) which computes a value and
+    throws it away (``f.sigmoid()``, ``torch.tanh(g)``, ``ids + [EOS]`` on a line of their own: PyTorch's methods and
+    ``+`` make a new value and change nothing), in words; ``""`` when there is none. Never fails."""
+    try:
+        rec = _current[0] if _current else None
+        seen = set()
+        for call in (rec.calls if rec is not None else []):
+            code = call.code
+            if code in seen or not _is_cell(code.co_filename):
+                continue
+            seen.add(code)
+            tree = _cell_tree(code.co_filename)
+            fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                       and n.name == code.co_name and n.lineno <= code.co_firstlineno + len(n.decorator_list)
+                       and n.lineno >= code.co_firstlineno), None) if tree is not None else None
+            if fn is None:
+                continue
+            for node in (m for stmt in fn.body for m in ast.walk(stmt)):
+                if not isinstance(node, ast.Expr):
+                    continue
+                v = node.value
+                pure = (isinstance(v, ast.BinOp) or isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                        and v.func.attr in _PURE and not (isinstance(v.func.value, ast.Name)
+                                                           and v.func.value.id == "self"))
+                if pure:
+                    text = ast.unparse(v)
+                    inplace = (f" (or its in-place form {ast.unparse(v.func.value)}.{v.func.attr}_())"
+                               if isinstance(v, ast.Call) and isinstance(v.func.value, ast.Name)
+                               and v.func.attr in ("sigmoid", "tanh", "relu", "exp", "masked_fill", "add", "mul",
+                                                   "clamp") else "")
+                    target = (ast.unparse(v.func.value) if isinstance(v, ast.Call) and isinstance(v.func.value, ast.Name)
+                              else ast.unparse(v.left) if isinstance(v, ast.BinOp) and isinstance(v.left, ast.Name)
+                              else None)
+                    keep = f": write {target} = {text}{inplace}" if target else ": assign it to a name"
+                    return (f"your line \"{linecache.getline(code.co_filename, node.lineno).strip()}\" in "
+                            f"{code.co_qualname} computes a new value and throws it away ({text} changes nothing by "
+                            f"itself){keep}")
+        return ""
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
 def bound_fewer_times(qualname: str, var: str) -> bool:
     """Whether the latest recorded call of ``qualname`` binds ``var`` only once where the reference's binds it
     several times (a loop carries it there): a line of the reference that makes ``var`` again has no counterpart in

@@ -601,8 +601,15 @@ def _squashed(a: torch.Tensor, e: torch.Tensor, close) -> str:
 
 
 def _factor_name(c: float, sizes: dict | None, fallback: str, rel: float = 1e-3) -> str:
-    """`` (...)`` naming a constant factor ``c`` from the ``sizes`` in play (a size, its square root, a ratio)."""
-    near = lambda x, y: abs(x - y) <= rel * max(abs(x), abs(y))  # noqa: E731
+    """`` (...)`` naming a constant factor ``c`` from the ``sizes`` in play (a size, its square or fourth root, a
+    ratio); the closest of those within ``rel`` (relative) wins."""
+    found = []        # (relative error, text)
+
+    def near(x, value, text):
+        err = abs(x - value) / max(abs(x), abs(value))
+        if err <= rel:
+            found.append((err, text))
+
     for name, v in (sizes or {}).items():
         v = float(v)
         if v <= 0 or v == 1:
@@ -612,26 +619,28 @@ def _factor_name(c: float, sizes: dict | None, fallback: str, rel: float = 1e-3)
                             (v, f"{name}: {name} times too large (a division by {name} missing, a sum where a mean "
                                 f"is asked, or a multiplication where a division is asked?)"),
                             (1 / v, f"1/{name}: {name} times too small (an extra division by {name}, or a mean where a "
-                                    f"sum is asked?)")):
-            if near(c, value):
-                return f" = {text.split(':')[0]} ({name}={v:g}):{text.split(':', 1)[1]}"
+                                    f"sum is asked?)"),
+                            (v ** 0.25, f"{name}**(1/4): divided by the square root of sqrt({name}) where sqrt({name}) "
+                                        f"is asked (a square root taken twice: a size already made sqrt({name}) "
+                                        "given to math.sqrt again?)"),
+                            (v ** -0.25, f"1/{name}**(1/4): a square root taken twice, or an extra division?")):
+            near(c, value, f" = {text.split(':')[0]} ({name}={v:g}):{text.split(':', 1)[1]}")
     if not sizes:
         from seqcourse import calltrace
         for name, v in calltrace.number_arguments().items():       # a number the function was given
             v = float(v)
-            if v > 0 and near(c, 1 / v):
-                return f" = 1/{name} ({name}={v:g} was given): a factor {name} missing, or a division by it too many?"
-            if v > 0 and near(c, v):
-                return f" = {name} ({name}={v:g} was given): a factor {name} too many, or a division by it missing?"
+            if v > 0:
+                near(c, 1 / v, f" = 1/{name} ({name}={v:g} was given): a factor {name} missing, or a division by it "
+                               "too many?")
+                near(c, v, f" = {name} ({name}={v:g} was given): a factor {name} too many, or a division by it "
+                           "missing?")
     for (x, vx), (y, vy) in itertools.permutations((sizes or {}).items(), 2):
         vx, vy = float(vx), float(vy)
         if vx > 0 and vy > 0 and vx != vy:
-            if near(c, math.sqrt(vx / vy)):
-                return (f" = sqrt({x}/{y}) ({x}={vx:g}, {y}={vy:g}): divided by sqrt({y}) where sqrt({x}) is asked "
-                        f"(the scale takes the size {x})?")
-            if near(c, vx / vy):
-                return f" = {x}/{y} ({x}={vx:g}, {y}={vy:g}): divided by {y} where {x} is asked?"
-    return f" ({fallback})"
+            near(c, math.sqrt(vx / vy), f" = sqrt({x}/{y}) ({x}={vx:g}, {y}={vy:g}): divided by sqrt({y}) where "
+                                        f"sqrt({x}) is asked (the scale takes the size {x})?")
+            near(c, vx / vy, f" = {x}/{y} ({x}={vx:g}, {y}={vy:g}): divided by {y} where {x} is asked?")
+    return min(found)[1] if found else f" ({fallback})"
 
 
 def _softmax_scale(a: torch.Tensor, e: torch.Tensor, close) -> float | None:
@@ -3833,7 +3842,9 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
         specific, hint = specific or bool(named), named or hint
     if isinstance(value, AttributeError):
         try:
-            hint = _attribute_hint(value) or hint
+            attribute = _attribute_hint(value)
+            if not (specific and hint and (attribute or "").startswith("that object is a tuple")):
+                hint = attribute or hint       # a hint made from the line's values says more than "a tuple"
         except Exception:  # noqa: BLE001 - a hint never hides the error
             pass
     if isinstance(value, TypeError) and not mine:
@@ -3852,6 +3863,12 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             edit = ""             # an edit elsewhere than the line the shapes point to: it would contradict them
         if edit:
             hint = f"Likely cause: {edit}" + (f"; {hint}" if hint else "")
+    if isinstance(value, AssertionError) and not mine:      # a value computed and thrown away: said first
+        from seqcourse import calltrace
+        dropped = calltrace.discarded_value()
+        if dropped and dropped not in msg:
+            msg = (msg.replace("Likely cause: ", f"Likely cause: {dropped}; ", 1) if "Likely cause: " in msg
+                   else f"{dropped} -- {msg}")
     here = f"{_cell_label(shell, outer.filename)}, line {outer.lineno}"
     caller, received = _caller_of(mine, tb, shell) if mine else ("", "")
     if made and "given the same inputs as the reference's" in made[0]:

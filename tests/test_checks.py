@@ -1425,3 +1425,21 @@ def test_a_negative_gather_index_and_an_int_size_name_their_cause(shell):
     assert "q @ k.transpose(-2, -1)" in text, text
     text = _brief_message(shell, "decode(lambda: (torch.ones(2, 3, 5), torch.ones(2, 5)))")  # ch06-t06f
     assert "that object is a tuple of 2 ((2, 3, 5), (2, 5)) where a tensor is meant" in text, text
+
+
+def test_a_value_computed_and_thrown_away_is_said_first(shell):
+    """Trial 22t: f.sigmoid() on a line of its own (ch07-t07a), ids + [EOS] never assigned (ch06-t06b)."""
+    from seqcourse import calltrace
+
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors, assert_close\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell("def gate(x):\n    f = x * 2\n    f.sigmoid()\n    return f\n\n"
+                   "def ids_of(xs):\n    ids = list(xs)\n    ids + [2]\n    return ids\n", store_history=True)
+    with calltrace.recording():
+        text = _brief_message(shell, "assert_close(gate(torch.ones(3)), torch.ones(3).mul(2).sigmoid(), name='f')")
+    assert 'Likely cause: your line "f.sigmoid()" in gate computes a new value and throws it away' in text, text
+    assert "write f = f.sigmoid() (or its in-place form f.sigmoid_())" in text, text
+    with calltrace.recording():
+        text = _brief_message(shell, "assert ids_of([5, 4]) == [5, 4, 2], 'ids'")
+    assert text.startswith('AssertionError: your line "ids + [2]" in ids_of computes a new value and throws it '
+                           "away (ids + [2] changes nothing by itself): write ids = ids + [2] -- ids"), text
