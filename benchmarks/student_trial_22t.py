@@ -60,8 +60,8 @@ mistake("ch02", "t02c", "ch02_rnn_layer", "rnn_layer returns the outputs alone (
 mistake("ch02", "t02d", "ch02_bptt_gradient_norms", "bptt writes the norm by hand with the square root inside the sum, torch.sqrt(grad ** 2).sum() (the sum of the absolute values)",
         ("norms = [torch.linalg.vector_norm(grad)]", "norms = [torch.sqrt(grad ** 2).sum()]"),
         ("norms.append(torch.linalg.vector_norm(grad))", "norms.append(torch.sqrt(grad ** 2).sum())"))
-mistake("ch02", "t02e", "ch02_clip_grad_norm", "clip_grad_norm writes the scale as max_norm / total_norm + 1e-6 (the parentheses around total_norm + 1e-6 forgotten)",
-        ("scale = max_norm / (total_norm + 1e-6)", "scale = max_norm / total_norm + 1e-6"))
+mistake("ch02", "t02e", "ch02_bptt_gradient_norms", "bptt starts its list from the docstring's norms[0] = sqrt(B * H), typed B * H ** 0.5 (the power binds first: B sqrt(H))",
+        ("norms = [torch.linalg.vector_norm(grad)]", "norms = [torch.tensor(states.shape[0] * states.shape[2] ** 0.5)]   # norms[0] = sqrt(B * H)"))
 variant("ch02", "x02a", "ch02_rnn_cell", "rnn_cell with the matrix products written as broadcast products summed over the input axis, (x_t[:, None, :] * W_hx).sum(-1)",
         ("return torch.tanh(h_prev @ W_hh.T + x_t @ W_hx.T + b_h)   # (B, H)",
          "wh = (h_prev[:, None, :] * W_hh).sum(-1)     # (B, H, H) summed over the previous state's units\n"
@@ -149,9 +149,8 @@ mistake("ch06", "t06a", "ch06_build_vocab", "build_vocab sorts with key (counts[
         ("kept.sort(key=lambda token: (-counts[token], token))", "kept.sort(key=lambda token: (counts[token], token))"))
 mistake("ch06", "t06b", "ch06_numericalize", "numericalize writes `ids + [EOS_INDEX]` as a statement (the assignment forgotten): the <eos> is never added",
         ("ids = ids + [EOS_INDEX]", "ids + [EOS_INDEX]"))
-mistake("ch06", "t06c", "ch06_pad_batch", "pad_batch takes T = max(lengths) with Python's max over the lengths tensor (a 0-d tensor) as torch.full's size",
-        ("padded = torch.full((len(sequences), int(lengths.max())), pad_index, dtype=torch.long)",
-         "T = max(lengths)\n    padded = torch.full((len(sequences), T), pad_index, dtype=torch.long)"))
+mistake("ch06", "t06c", "ch06_encoder", "Encoder returns the final state turned batch first, h_n.transpose(0, 1) ('batch first, like the outputs'): (B, 1, H), not (B, H)",
+        ("return outputs, h_n[0]", "return outputs, h_n.transpose(0, 1)"))
 mistake("ch06", "t06d", "ch06_decoder", "Decoder.step squashes the scores, torch.tanh(self.out(d)) ('an RNN output goes through a tanh'): logits bounded in (-1, 1)",
         ("logits = self.out(d)", "logits = torch.tanh(self.out(d))"))
 mistake("ch06", "t06e", "ch06_teacher_forced_loss", "teacher_forced_loss sums the real tokens' losses and divides by the batch size (the per-sentence loss of seq2seq tutorials)",
