@@ -497,6 +497,23 @@ def _(ns):
     return [_prev_22s["ch06_greedy_decode"](ns), ns["greedy_decode"](E(), D1(), torch.zeros(1, 3, dtype=torch.long), torch.tensor([3]), 5)]
 
 
+# ---- trial 22t: checks the ones above cannot see
+_prev_22t = dict(CHECKS)
+@check("ch05_residual_stack")
+def _(ns):
+    torch.manual_seed(5); x = torch.randn(B, T, D); L = torch.tensor([3, 5, 2])
+    seed(); m = ns["ResidualLSTMStack"](D, H, 3, dropout=0.2); m.train(); torch.manual_seed(22)
+    return [_prev_22t["ch05_residual_stack"](ns), m(x, L), torch.tensor(m.dropout.p)]
+@check("ch07_greedy")
+def _(ns):
+    class M:
+        def encode(self, src, sl): return None, 0
+        def decode_step(self, y, state, memory):
+            lp = torch.full((3, 9), -5.0); lp[:, 4] = 0     # never <eos>
+            self.last_weights = torch.full((3, 4), float(state)); return lp, state + 1
+    return [_prev_22t["ch07_greedy"](ns), ns["greedy_translate"](M(), SRC7, L7, 3)]
+
+
 def main(argv):
     global t
     t = importlib.import_module(argv[0])
@@ -525,4 +542,5 @@ if __name__ == "__main__":
     if not sys.argv[1:] or not sys.argv[1].startswith("student_trial_"):
         sys.exit("usage: python benchmarks/trial_scratch.py student_trial_22X [--apply | ch01 ...]")
     main(sys.argv[1:])
+
 
