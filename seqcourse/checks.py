@@ -1797,6 +1797,9 @@ _ERROR_HINTS = _SELF_EXPLAINED + (
      "drop the extra axis of the value (an unsqueeze, a [:, None]) or index the place with as many axes"),
     ("1D tensors expected, but got", "torch.dot multiplies two 1-D vectors only: for a batch use @ (torch.matmul, "
      "torch.bmm) or (a * b).sum(-1)"),
+    ("weight tensor should be defined either for all", "cross_entropy's weight= is one number per CLASS (a weight "
+     "for each of the V entries of a score row), not per position: to leave positions out, use ignore_index=PAD, or "
+     "take reduction='none' and average the losses over the kept positions yourself"),
     ("zero-dimensional tensor (at position", "torch.cat joins tensors along an axis they already have, and a 0-d "
      "tensor (one number: a norm, a loss, x.sum()) has none: torch.stack(list) puts them side by side along a new "
      "axis"),
@@ -2749,6 +2752,11 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
                                 f"it has {fed} on its last axis{_joined_sizes(values)}; {other[0]} is built for "
                                 f"{fed} input features (and the same {layer.out_features} outputs): is {other[0]} "
                                 f"the layer meant for that tensor?")
+                    if fed == layer.out_features != built:      # its own output given to it again
+                        return (f"{text} is an nn.Linear from {built} features to {fed}, and the tensor you give "
+                                f"it has {fed} on its last axis, its OUTPUT size: that tensor already went through "
+                                f"{text} (or a layer like it) -- {text} applied twice? give it the {built}-feature "
+                                "tensor, once")
                     return (f"{text} is an nn.Linear built for {built} input features, but the tensor you "
                             f"give it has {fed} on its last axis{_joined_sizes(values)}: give it the tensor it was "
                             f"built for (the parts the equation asks for), or, if you built the layer yourself, "

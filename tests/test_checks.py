@@ -1020,6 +1020,8 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "hx should also be 3-D": lambda: nn.GRU(4, 5, batch_first=True)(torch.ones(2, 3, 4), torch.zeros(2, 5)),
              "class probabilities": lambda: F.cross_entropy(torch.randn(4), torch.tensor([0, 1, 1, 0])),
              "but got tuple": lambda: torch.stack([(torch.ones(2), torch.ones(2))]),
+             "weight tensor should be defined either for all": lambda: F.cross_entropy(
+                 torch.ones(8, 6), torch.zeros(8, dtype=torch.long), weight=torch.ones(8)),
              "zero-dimensional tensor (at position": lambda: torch.cat([torch.ones(2).sum(), torch.ones(2).sum()]),
              "must be greater or equal to the number of dimensions in the tensor": lambda: torch.zeros(2, 4, 3).__setitem__(
                  (slice(None), 0), torch.ones(2, 1, 3)),
