@@ -923,13 +923,19 @@ def _verdict(call) -> tuple[str, list] | None:
     return "result", shaped        # variables of another shape than the reference's: said, not blamed
 
 
+def _line_range(code) -> tuple[int, int]:
+    """The first and last source line of a function's code (``co_lines()`` yields (start, end, line): byte offsets
+    first, the line number last)."""
+    return code.co_firstlineno, max((ln for _, _, ln in code.co_lines() if ln), default=code.co_firstlineno)
+
+
 def _loop_counters(call) -> set:
     """The names a ``for`` loop of the call's function counts with over a range (``for t in range(T)``,
     ``reversed(range(T))``), whose values are ints: which order they count in is the student's bookkeeping."""
     tree = _cell_tree(call.code.co_filename)
     if tree is None:
         return set()
-    first, last = call.code.co_firstlineno, max((ln for _, ln, _ in call.code.co_lines() if ln), default=0)
+    first, last = _line_range(call.code)
     out = set()
     for node in ast.walk(tree):
         if (isinstance(node, ast.For) and first <= node.lineno <= last and isinstance(node.target, ast.Name)
@@ -1009,23 +1015,24 @@ def first_difference(strong: bool | None = None, number: bool = False) -> str:
     variable holds a number whose reference value is known ("10 where the reference's is 5": a size or count that
     every later value inherits). Never fails."""
     try:
-        said, named = _first_difference()
+        said, named, said_number = _first_difference()
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""
-    if number and not (named and _first_difference.number):
+    if number and not (named and said_number):
         return ""
     return said if strong is None or strong == named else ""
 
 
-def _first_difference() -> tuple[str, bool]:
-    """(what :func:`first_difference` says, whether a variable is named); ``_first_difference.number`` tells
-    afterwards whether that variable's number was said with the reference's."""
-    _first_difference.number = False
-    said, named = _first_difference_said()
-    return said, named
+def _first_difference() -> tuple[str, bool, bool]:
+    """(what :func:`first_difference` says, whether a variable is named, whether that variable's number was said
+    with the reference's)."""
+    numbers_said: list[str] = []
+    said, named = _first_difference_said(numbers_said)
+    return said, named, bool(numbers_said)
 
 
-def _first_difference_said() -> tuple[str, bool]:
+def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
+    """:func:`_first_difference`'s words; each variable whose number it says is appended to ``numbers_said``."""
     import inspect
 
     from seqcourse.checks import _bindings
@@ -1073,7 +1080,7 @@ def _first_difference_said() -> tuple[str, bool]:
         want, got = (ref(name) or {}).get("value"), _scalar(value)
         if None in (want, got):
             return ""
-        _first_difference.number = True
+        numbers_said.append(name)
         return f" ({_number(got)} where the reference's is {_number(want)})"
 
     if kind == "first":
@@ -1141,7 +1148,7 @@ def _seeded(call, lineno: int) -> str:
     tree = _cell_tree(call.code.co_filename)
     if tree is None:
         return ""
-    first, last = call.code.co_firstlineno, max((ln for _, ln, _ in call.code.co_lines() if ln), default=0)
+    first, last = _line_range(call.code)
     names = {kw.value.id for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == lineno
              for kw in node.keywords if kw.arg == "generator" and isinstance(kw.value, ast.Name)}
     if not names:
