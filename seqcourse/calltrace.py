@@ -1173,23 +1173,29 @@ def _seeded(call, lineno: int) -> str:
             + "; g.seed() draws a fresh random seed, g.manual_seed(seed) sets the one given)")
 
 
+def _latest_call(qualname: str, var: str):
+    """The latest recorded call of ``qualname`` (in the test cell that runs, or ran last) that binds ``var``, or
+    None."""
+    rec = _current[0] if _current else None
+    return next((call for call in reversed(rec.calls if rec is not None else [])
+                 if call.code.co_qualname == qualname and var in call.first), None)
+
+
 def line_as_reference(qualname: str, var: str) -> bool:
     """Whether the student's line that makes ``var`` in the latest recorded call of ``qualname`` reads and calls
     what the reference's line does (the same features: the line was not edited in its names or calls). Never
     fails: False when unknown."""
     try:
-        rec = _current[0] if _current else None
-        for call in reversed(rec.calls if rec is not None else []):
-            if call.code.co_qualname != qualname or var not in call.first:
-                continue
-            ref = hints.reference_value(call.line, qualname, call.signature, var)
-            if not ref or "reads" not in ref or call.count.get(var, 1) != 1 \
-                    or hints.reference_value(call.line, qualname, call.signature, f"{var}#n") is not None:
-                return False            # bound more than once: the edit may be in a later line that binds it
-            mine = sorted({feature_key(f) for f in line_features(call.code.co_filename, call.first[var][1],
-                                                                 call.code.co_varnames)})
-            return mine == sorted(ref["reads"])
-        return False
+        call = _latest_call(qualname, var)
+        if call is None:
+            return False
+        ref = hints.reference_value(call.line, qualname, call.signature, var)
+        if not ref or "reads" not in ref or call.count.get(var, 1) != 1 \
+                or hints.reference_value(call.line, qualname, call.signature, f"{var}#n") is not None:
+            return False            # bound more than once: the edit may be in a later line that binds it
+        mine = sorted({feature_key(f) for f in line_features(call.code.co_filename, call.first[var][1],
+                                                             call.code.co_varnames)})
+        return mine == sorted(ref["reads"])
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return False
 
@@ -1249,14 +1255,12 @@ def bound_fewer_times(qualname: str, var: str) -> bool:
     several times (a loop carries it there): a line of the reference that makes ``var`` again has no counterpart in
     the student's code. Never fails: False when unknown."""
     try:
-        rec = _current[0] if _current else None
-        for call in reversed(rec.calls if rec is not None else []):
-            if call.code.co_qualname != qualname or var not in call.first:
-                continue
-            counted = hints.reference_value(call.line, qualname, call.signature, f"{var}#n")
-            m = counted.get("value") if counted is not None else None
-            return call.count.get(var, 1) == 1 and isinstance(m, int) and m > 1
-        return False
+        call = _latest_call(qualname, var)
+        if call is None:
+            return False
+        counted = hints.reference_value(call.line, qualname, call.signature, f"{var}#n")
+        m = counted.get("value") if counted is not None else None
+        return call.count.get(var, 1) == 1 and isinstance(m, int) and m > 1
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return False
 
