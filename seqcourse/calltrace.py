@@ -1070,6 +1070,7 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
         diff = _line_difference(call, "<return-line>", ref, call.returned_at) if returned.startswith("return") else ""
         return (given + "every variable that can be compared agrees with the reference's, but the result differs: "
                 "look at the line that returns it" + (f' ("{returned}"' if returned.startswith("return") else "")
+                + (pysource.precedence_note(returned) if returned.startswith("return") else "")
                 + (f"; compared with the reference's line that returns: {diff}" if diff else "")
                 + (")" if returned.startswith("return") else "")
                 + " (or a value changed in place after it was made)"), False
@@ -1089,7 +1090,7 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
         return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
                 f"first made{numbers(call.first[var][0], var) or _how(call.first[var][0], ref(var) or {})}"
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
-                + (f': look at your line "{line}"' if line else "")
+                + (f': look at your line "{line}"{pysource.precedence_note(line)}' if line else "")
                 + (f" (compared with the reference's line that makes `{var}`: {diff})" if diff else "")
                 + _seeded(call, call.first[var][1])
                 + _written_view(call, var) + _unchecked(call, var, line, ref)), True
@@ -1114,6 +1115,7 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
             return (given + f"{first}, and its {_nth(k + 1)} value, from your line \"{source(lineno)}\", is not "
                     f"the reference's {_nth(k + 1)} value{numbers(value, f'{var}#{k}')}{values}: it goes wrong "
                     "there (the values it is made from, or what the line does to them)"
+                    + pysource.precedence_note(source(lineno))
                     + _rebound_argument(call, source(lineno), ref)), True
         if how == "extra":
             return (given + f"{first}, but it gets {n} different values where the reference's gets {m}: its "
