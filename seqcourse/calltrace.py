@@ -957,6 +957,32 @@ def _rebound_argument(call, line: str, ref) -> str:
     return ""
 
 
+def _swapped_arguments(line: str) -> str:
+    """A call on ``line`` of a notebook function (one the test cell called: its parameters are known) given, by
+    position or by name, names of its OTHER parameters (``f(layer_input, hidden_size)`` for ``def f(hidden,
+    layer_input)``): the two arguments in each other's place, in words; ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split(" #")[0].strip())
+    except SyntaxError:
+        return ""
+    params = {}
+    for c in (_current[0].calls if _current else []):
+        params.setdefault(c.code.co_name, c.code.co_varnames[:c.code.co_argcount])
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in params):
+            continue
+        names = params[node.func.id]
+        given = {names[i]: a.id for i, a in enumerate(node.args[:len(names)]) if isinstance(a, ast.Name)}
+        given.update({k.arg: k.value.id for k in node.keywords if isinstance(k.value, ast.Name)})
+        for param, arg in given.items():
+            if arg != param and arg in names and given.get(arg) not in (None, arg):
+                a, b = sorted((param, arg), key=names.index)
+                return (f"; {node.func.id} takes ({', '.join(names)}), and this line passes `{given[a]}` as {a} and "
+                        f"`{given[b]}` as {b}: two arguments in each other's place? (pass them in the order of "
+                        "the signature, or by name)")
+    return ""
+
+
 def _parted(call, name, ref) -> tuple | None:
     """``(tick, k, how)`` where the values ``name`` takes, one after the other, first part from the reference's:
     its k-th value is another ("value"), one more than the reference's ("extra"), or it gets fewer ("fewer"); None
@@ -1090,7 +1116,8 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
         return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
                 f"first made{numbers(call.first[var][0], var) or _how(call.first[var][0], ref(var) or {})}"
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
-                + (f': look at your line "{line}"{pysource.precedence_note(line)}' if line else "")
+                + (f': look at your line "{line}"{pysource.precedence_note(line)}{_swapped_arguments(line)}'
+                   if line else "")
                 + (f" (compared with the reference's line that makes `{var}`: {diff})" if diff else "")
                 + _seeded(call, call.first[var][1])
                 + _written_view(call, var) + _unchecked(call, var, line, ref)), True
@@ -1116,6 +1143,7 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
                     f"the reference's {_nth(k + 1)} value{numbers(value, f'{var}#{k}')}{values}: it goes wrong "
                     "there (the values it is made from, or what the line does to them)"
                     + pysource.precedence_note(source(lineno))
+                    + _swapped_arguments(source(lineno))
                     + _rebound_argument(call, source(lineno), ref)), True
         if how == "extra":
             return (given + f"{first}, but it gets {n} different values where the reference's gets {m}: its "
