@@ -24,7 +24,8 @@ def names_read(line: str) -> set | None:
 def precedence_note(line: str) -> str:
     """How Python groups an expression of one line where students often mean another grouping, in words
     (``" (Python reads B * H ** 0.5 as B * (H ** 0.5): ** binds first; ...)"``), or ``""``: ``**`` after ``*`` or
-    ``/`` (not after a number: ``2 * x ** 2``), ``a / b * c`` (not ``a / (b * c)``), and ``a / b + eps`` (not ``a / (b + eps)``)."""
+    ``/`` (not after a number: ``2 * x ** 2``), ``a / b * c`` (not ``a / (b * c)``), ``r * h @ W`` (not ``r * (h @ W)``: * and @ bind alike,
+    left to right), and ``a / b + eps`` (not ``a / (b + eps)``)."""
     try:
         tree = ast.parse(line.split(" #")[0].strip())
     except SyntaxError:
@@ -37,6 +38,10 @@ def precedence_note(line: str) -> str:
             said = f"{ast.unparse(node.left)} {'*' if isinstance(node.op, ast.Mult) else '/'} ({ast.unparse(node.right)})"
             meant = f"({ast.unparse(node.left)} {'*' if isinstance(node.op, ast.Mult) else '/'} " \
                     f"{ast.unparse(node.right.left)}) ** {ast.unparse(node.right.right)}"
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and isinstance(node.left, ast.BinOp) \
+                and isinstance(node.left.op, ast.Mult):
+            a, b, c = (ast.unparse(x) for x in (node.left.left, node.left.right, node.right))
+            said, meant = f"({a} * {b}) @ {c}", f"{a} * ({b} @ {c})"
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and isinstance(node.left, ast.BinOp) \
                 and isinstance(node.left.op, ast.Div):
             a, b, c = (ast.unparse(x) for x in (node.left.left, node.left.right, node.right))

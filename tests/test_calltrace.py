@@ -617,7 +617,8 @@ def test_a_named_line_says_how_python_groups_an_operator_students_misread():
     assert "B * (H ** 0.5)" in note and "(B * H) ** 0.5" in note
     assert "max_norm / (total_norm + 1e-06)" in pysource.precedence_note("scale = max_norm / total_norm + 1e-6")
     assert "a / (b * c)" in pysource.precedence_note("x = a / b * c")
-    for line in ("z = (B * H) ** 0.5", "q = 2 * x ** 2", "w = a / b + 1.0", "y = a / (b * c)", "for t in range(T):"):
+    assert "r * (h @ W.T)" in pysource.precedence_note("n = torch.tanh(x @ U.T + r * h @ W.T + b)")
+    for line in ("z = (B * H) ** 0.5", "q = 2 * x ** 2", "w = a / b + 1.0", "y = a / (b * c)", "y = h @ W * r", "for t in range(T):"):
         assert pysource.precedence_note(line) == "", line
 
 
