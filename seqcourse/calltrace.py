@@ -275,7 +275,7 @@ class Recorder:
                             again.add(name)
                             _bound_again(call, name, v, state["line"])
                         held[name] = v
-                        if name not in first and not name.startswith("."):
+                        if name not in first and not name.startswith(".") and name != "_":   # _: thrown away
                             c = comparable(v)
                             if c is not None:
                                 first[name] = (c, state["line"])
@@ -838,8 +838,16 @@ def _unchecked(call, var: str, line: str, ref) -> str:
              and _differs(call.made[n], ref(n)) is None]
     if not loose:
         return ""
-    said = "; ".join(f'`{n}` (your line "{linecache.getline(call.code.co_filename, call.first[n][1]).strip()}")'
-                     for n in loose[:2])
+    def shapes(n):       # the reference has a variable of that name, of another shape: both shapes
+        want, value = (ref(n) or {}).get("shape"), call.first[n][0]
+        if want is None or not isinstance(value, torch.Tensor):
+            return ""
+        return f", of shape {tuple(value.shape)} where the reference's `{n}` has {tuple(want)}"
+
+    said = "; ".join(f'`{n}` (your line "{linecache.getline(call.code.co_filename, call.first[n][1]).strip()}"'
+                     f'{shapes(n)})' for n in loose[:2])
+    if all(shapes(n) for n in loose[:2]):
+        return f"; that line also reads {said}: the wrong value may come from it"
     return (f"; that line also reads {said}, which has no counterpart of that name and shape in the reference's "
             "code to compare with: the wrong value may come from it")
 
@@ -983,6 +991,34 @@ def _swapped_arguments(line: str) -> str:
     return ""
 
 
+def _swapped_names(call, ref, names=None) -> str:
+    """Two variables bound by one line (``state, memory = model.encode(...)``), each holding what the reference's
+    variable of the OTHER name holds: the names in each other's place, in words; ``""`` otherwise. ``names``: only
+    pairs with one of these."""
+    for a, (value, lineno) in call.first.items():
+        for b, (other, line_b) in call.first.items():
+            if b == a or line_b != lineno or (names is not None and a not in names and b not in names):
+                continue
+            if _differs(value, ref(b)) is False and _differs(value, ref(a)) is not False \
+                    and _differs(other, ref(a)) is not True and _differs(other, ref(b)) is not False:
+                line = linecache.getline(call.code.co_filename, lineno).strip()
+                return (f"your `{a}` holds what the reference's `{b}` holds (the same values), made at your line "
+                        f"\"{line}\": `{a}` and `{b}` in each other's place? (unpack in the order the function "
+                        "returns them)")
+    for a, seq in call.seq.items():          # the same, bound again (in a loop): the k-th values
+        for k, (value, lineno, _) in enumerate(seq[1:], start=1):
+            for b, other in call.seq.items():
+                m = next((m for m, (_, ln, _) in enumerate(other) if m and ln == lineno), None)
+                if b == a or m is None:
+                    continue
+                if _differs(value, ref(f"{b}#{m}")) is False and _differs(value, ref(f"{a}#{k}")) is not False:
+                    line = linecache.getline(call.code.co_filename, lineno).strip()
+                    return (f"your `{a}` holds what the reference's `{b}` holds (the same values) after your line "
+                            f"\"{line}\": `{a}` and `{b}` in each other's place? (unpack in the order the "
+                            "function returns them)")
+    return ""
+
+
 def _parted(call, name, ref) -> tuple | None:
     """``(tick, k, how)`` where the values ``name`` takes, one after the other, first part from the reference's:
     its k-th value is another ("value"), one more than the reference's ("extra"), or it gets fewer ("fewer"); None
@@ -1111,7 +1147,8 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
         return f" ({_number(got)} where the reference's is {_number(want)})"
 
     if kind == "first":
-        before = [n for n in agree if list(call.first).index(n) < list(call.first).index(var)]
+        before = [n for n in agree if list(call.first).index(n) < list(call.first).index(var)
+                  and _differs(call.first[n][0], ref(n)) is False]     # compared and equal (not: another shape)
         line, diff = source(call.first[var][1]), _line_difference(call, var, ref)
         return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
                 f"first made{numbers(call.first[var][0], var) or _how(call.first[var][0], ref(var) or {})}"
@@ -1209,6 +1246,36 @@ def _latest_call(qualname: str, var: str):
     rec = _current[0] if _current else None
     return next((call for call in reversed(rec.calls if rec is not None else [])
                  if call.code.co_qualname == qualname and var in call.first), None)
+
+
+def lines_mention(qualname: str, var: str, words: set, expr: str | None = None) -> bool | None:
+    """Whether any line of the latest recorded call of ``qualname`` that binds ``var`` names one of ``words`` (a
+    variable, or an attribute or method such as ``sigmoid``) and, when ``expr`` is given, holds that expression
+    (compared as parsed code, so spacing does not count); None when unknown (no such call, or a line that is part
+    of a longer statement). Never fails."""
+    try:
+        call = _latest_call(qualname, var)
+        if call is None:
+            return None
+        want = ast.unparse(ast.parse(expr, mode="eval").body) if expr is not None else None
+        lines = {ln for _, ln, _ in call.seq.get(var, [])} | {call.first[var][1]}
+        for ln in lines:
+            try:
+                tree = ast.parse(linecache.getline(call.code.co_filename, ln).strip())
+            except SyntaxError:
+                return None
+            if words & _identifiers(tree) and (want is None or any(
+                    ast.unparse(n) == want for n in ast.walk(tree) if isinstance(n, ast.expr))):
+                return True
+        return False
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return None
+
+
+def _identifiers(tree) -> set:
+    """The names and attribute names of a syntax tree: ``{"torch", "sigmoid", "x"}`` of ``torch.sigmoid(x)``."""
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | \
+        {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
 
 
 def line_as_reference(qualname: str, var: str) -> bool:
@@ -1320,13 +1387,19 @@ def raised_difference() -> str:
         raised = [c for c in (rec.calls if rec is not None else []) if c.raised or c.end is None]
         if not raised:
             return ""
-        call = max(raised, key=lambda c: c.start)      # the innermost: the last one to start
+        for call in sorted(raised, key=lambda c: c.start, reverse=True):   # the innermost given the reference's inputs
+            def ref(name, call=call):
+                return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
 
-        def ref(name):
-            return hints.reference_value(call.line, call.code.co_qualname, call.signature, name)
-
-        if not _given_as_reference(call, ref):
+            if _given_as_reference(call, ref):
+                break
+        else:
             return ""
+        swapped = _swapped_names(call, ref)
+        if swapped:
+            return (f"in {call.code.co_qualname}, given the same inputs as the reference's (while the test ran "
+                    f"`{call.line}`), {swapped}: it goes wrong before the line that raises, so the error likely "
+                    "starts there")
         for name, (value, lineno) in call.first.items():
             if _differs(value, ref(name)):
                 want, got = (ref(name) or {}).get("value"), _scalar(value)

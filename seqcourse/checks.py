@@ -533,8 +533,10 @@ def _edit_hint(a, e, name: str | None, strong: bool | None = None) -> str:
 
 
 def _edits_of_changed_lines(text: str) -> str:
-    """The edit hints of ``text`` ("...; or ...") without those that put another name in a line the student's code
-    has as the reference's (same names and calls): that edit cannot be the student's."""
+    """The edit hints of ``text`` ("...; or ...") without those that cannot be the student's edit: another name put
+    in a line the student's code has as the reference's (same names and calls), or a name (``W_hh``, ``sigmoid``)
+    -- or a variable or index as a whole (``W_hh[:, -1]``) -- that no line of the student's that makes the value
+    holds (another edit gives the same values)."""
     from seqcourse import calltrace
 
     if not text:
@@ -555,6 +557,15 @@ def _edits_of_changed_lines(text: str) -> str:
                 continue
             if calltrace.bound_fewer_times(m.group(3), m.group(4)):    # the line it edits is not in the student's
                 continue                                                 # code: the reference's loop makes it again
+            try:
+                got = ast.parse(m.group(1), mode="eval").body
+                own = calltrace._identifiers(got) - calltrace._identifiers(ast.parse(m.group(2), mode="eval"))
+            except SyntaxError:
+                got, own = None, set()
+            whole = m.group(1) if isinstance(got, (ast.Name, ast.Subscript, ast.Attribute)) else None   # one spelling
+            if own and calltrace.lines_mention(m.group(3), m.group(4), own, whole) is False:
+                continue    # the edit names what no line of the student's that makes the value names: another edit
+                            # that happens to give the same values
         keep.append(part)
     if len(keep) == len(parts):
         return text
@@ -585,6 +596,12 @@ def _squashed(a: torch.Tensor, e: torch.Tensor, close) -> str:
                 return ("your values are the expected ones where those are positive, but negative where 0 is "
                         "expected: a ReLU (or clamp at 0) missing?")
             return f"{name} of your values gives the expected ones: a {name} missing?"
+    if a.numel() and a.is_floating_point() and not close(a, e):
+        lo, hi = float(a.min()), float(a.max())
+        cut = [f"every entry below {lo:g} set to {lo:g}"] * bool((e < lo - 1e-3 * max(1.0, abs(lo))).any()) + \
+            [f"every entry above {hi:g} set to {hi:g}"] * bool((e > hi + 1e-3 * max(1.0, abs(hi))).any())
+        if cut and close(a, e.clamp(lo, hi)):
+            return f"your values are the expected ones with {' and '.join(cut)}: a clamp (or hardtanh) where none is asked?"
     if a.dim() < 2:
         return ""
     ones = lambda x: close(x, torch.ones_like(x))  # noqa: E731
@@ -851,9 +868,17 @@ def _assert_item_order(value, items: dict, name: str) -> None:
     another order: the same items returned in another order. Other differences are left to the later checks."""
     got = [_shape(v) if isinstance(v, torch.Tensor) else None for v in value]
     want = [tuple(int(k) for k in s) for s in items.values()]
+    names = list(items)
+    if len(got) == len(want) and None in got:     # an item that is not a tensor: another structure (h, (h, c))
+        k = got.index(None)
+        kind = f"a {type(value[k]).__name__}" + (f" of {len(value[k])} items" if isinstance(value[k], (tuple, list))
+                                                 else "")
+        raise AssertionError(f"{name}: its item {k} (where {names[k]} belongs) is {kind}, where the tensor {names[k]} "
+                             f"of shape {want[k]} is asked: return the {len(want)} tensors ({', '.join(names)}) "
+                             "themselves, each one item" + (" (not nested in another tuple)" if isinstance(
+                                 value[k], (tuple, list)) else ""))
     if len(got) != len(want) or None in got or got == want or len(set(want)) != len(want):
         return
-    names = list(items)
     for perm in itertools.permutations(range(len(want))):
         if all(got[i] == want[perm[i]] for i in range(len(got))):
             raise AssertionError(f"{name}: your items have the shapes of ({', '.join(names[p] for p in perm)}), "
@@ -1638,6 +1663,10 @@ def check_passes(module: torch.nn.Module, caller: str, argument: str, why: str =
 # errors whose one-line hint is the cause itself: an edit of the reference that raises the same error elsewhere
 # would name a wrong line (trial 22l: ch04-h04e, ch07-h07c)
 _SELF_EXPLAINED = (
+    ("'float' object has no attribute 'item'", "the value is already a Python number (the function that gave it "
+     "returns loss.item(), not a tensor): use it as it is; .item() turns a one-element TENSOR into a number"),
+    ("'NoneType' object has no attribute 'mul_'", "a value is None: a parameter's .grad is None when no gradient "
+     "reached it (a layer the loss does not use): skip those (`if p.grad is not None`) wherever you read .grad"),
     ("'NoneType' object has no attribute 'zero_'", "a parameter's .grad is None until its first backward(): "
      "clear gradients with optimizer.zero_grad() (or model.zero_grad()), or skip a None .grad"),
     ("'Parameter' object is not callable", "a parameter is a tensor of weights, not a layer: multiply by it "
@@ -3817,7 +3846,8 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             env = {**frame.f_globals, **frame.f_locals}
             from seqcourse import calltrace
             raised = calltrace.raised_difference()    # the reference's inputs, a number of its own gone wrong first
-            made = (raised, []) if raised and "where the reference's is" in raised else made
+            made = (raised, []) if raised and ("where the reference's is" in raised
+                                                or "in each other's place" in raised) else made
             at = made[0] if made else _shape_hint_at(msg, deepest.line or "", env, source)
             specific, hint = bool(at) and not made, at or hint
             if not at:

@@ -995,6 +995,8 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "only integer tensors of a single element": lambda: torch.ones(2, 5, 3)[:, :torch.tensor([2, 3])],
              "has no attribute 'backward'": lambda: (1.5).backward(),
              "'NoneType' object has no attribute 'zero_'": lambda: nn.Linear(2, 2).weight.grad.zero_(),
+             "'NoneType' object has no attribute 'mul_'": lambda: nn.Linear(2, 2).weight.grad.mul_(2.0),
+             "'float' object has no attribute 'item'": lambda: (0.5).item(),
              "'Parameter' object is not callable": lambda: nn.Parameter(torch.ones(2))(torch.ones(2)),
              "cannot access local variable": unbound,
              "non-iterable builtin_function_or_method": lambda: [b for b, t in [torch.ones(2, 3).size]],
