@@ -834,8 +834,10 @@ def _unchecked(call, var: str, line: str, ref) -> str:
     if names is None:
         return ""
     own = call.code.co_varnames[:call.code.co_argcount + call.code.co_kwonlyargcount]
+    sizes = {int(k) for v in call.given.values() if isinstance(v, torch.Tensor) for k in v.shape}
     loose = [n for n in call.first if n in names and n != var and n not in own and n in call.made
-             and _differs(call.made[n], ref(n)) is None]
+             and _differs(call.made[n], ref(n)) is None
+             and not (type(call.made[n]) is int and call.made[n] in sizes)]     # a size read off an input: bookkeeping
     if not loose:
         return ""
     def shapes(n):       # the reference has a variable of that name, of another shape: both shapes
@@ -988,6 +990,70 @@ def _swapped_arguments(line: str) -> str:
                 return (f"; {node.func.id} takes ({', '.join(names)}), and this line passes `{given[a]}` as {a} and "
                         f"`{given[b]}` as {b}: two arguments in each other's place? (pass them in the order of "
                         "the signature, or by name)")
+    return ""
+
+
+_VIEW_SAFE = {"flip", "transpose", "permute", "contiguous", "squeeze", "unsqueeze", "float", "detach", "clone", "t"}
+
+
+def _view_note(call, line: str) -> str:
+    """A ``.view(a, ...)`` / ``.reshape(a, ...)`` on ``line`` of a tensor whose axis 0 is not of size ``a`` while a
+    later axis is (``h_n.view(B, -1)`` of a (2, B, H) tensor), in words: a view reads the entries in memory order,
+    so the new rows mix the entries of the old axis 0 instead of following axis k; ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split(" #")[0].strip())
+    except SyntaxError:
+        return ""
+    made = call.made or {}
+
+    def value(node):            # a name, a number, or a safe method chain on a recorded tensor
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            v = value(node.operand)
+            return -v if type(v) is int else None
+        if isinstance(node, ast.Name):
+            return made.get(node.id)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _VIEW_SAFE:
+            recv = value(node.func.value)
+            args = [value(a) for a in node.args]
+            if isinstance(recv, torch.Tensor) and all(type(a) is int for a in args) and not node.keywords:
+                return getattr(recv, node.func.attr)(*args)
+        return None
+
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("view", "reshape") and node.args):
+            continue
+        try:
+            recv, first = value(node.func.value), value(node.args[0])
+        except Exception:  # noqa: BLE001 - an expression that cannot be evaluated here: nothing to say
+            continue
+        if not isinstance(recv, torch.Tensor) or type(first) is not int or recv.dim() < 2 or first < 1:
+            continue
+        shape = tuple(recv.shape)
+        later = [k for k in range(1, len(shape)) if shape[k] == first]
+        if later and (shape[0] != first or isinstance(node.args[0], ast.Name)):
+            k = later[0]
+            meant = "" if shape[0] != first else f"if its {first} rows are meant to follow axis {k} ({node.args[0].id}): "
+            return (f"; {meant}{ast.unparse(node)} reads {ast.unparse(node.func.value)} {shape} in memory order: its "
+                    f"rows of {first} are not axis {k} but runs of the flattened entries, which mix the entries along "
+                    f"axis 0: move axis {k} to the front first (.transpose(0, {k}) or .permute, then .reshape), or "
+                    "join the parts with torch.cat")
+    return ""
+
+
+def _negative_counter(call, line: str) -> str:
+    """A loop counter that ``line`` reads and that took negative values (``range(0, -T, -1)``: 0, -1, -2, ...), in
+    words: a negative index counts from the end, so position 0 is read first and the others from the last one
+    down; ``""`` otherwise."""
+    for name in sorted((pysource.names_read(line) or set()) & _loop_counters(call)):
+        values = [v for v, *_ in call.seq.get(name, []) if v < 0]
+        if values:
+            shown = ", ".join(str(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
+            return (f"; `{name}` takes negative values here ({shown}): a negative index counts from the END (-1 is the "
+                    "last position), so these are not the positions you may mean (count with range(T - 1, -1, -1) "
+                    "or reversed(range(T)))")
     return ""
 
 
@@ -1154,6 +1220,7 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
                 f"first made{numbers(call.first[var][0], var) or _how(call.first[var][0], ref(var) or {})}"
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
                 + (f': look at your line "{line}"{pysource.precedence_note(line)}{_swapped_arguments(line)}'
+                   f'{_negative_counter(call, line)}{_view_note(call, line)}'
                    if line else "")
                 + (f" (compared with the reference's line that makes `{var}`: {diff})" if diff else "")
                 + _seeded(call, call.first[var][1])
@@ -1179,7 +1246,7 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
             return (given + f"{first}, and its {_nth(k + 1)} value, from your line \"{source(lineno)}\", is not "
                     f"the reference's {_nth(k + 1)} value{numbers(value, f'{var}#{k}')}{values}: it goes wrong "
                     "there (the values it is made from, or what the line does to them)"
-                    + pysource.precedence_note(source(lineno))
+                    + pysource.precedence_note(source(lineno)) + _negative_counter(call, source(lineno))
                     + _swapped_arguments(source(lineno))
                     + _rebound_argument(call, source(lineno), ref)), True
         if how == "extra":

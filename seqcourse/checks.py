@@ -118,8 +118,8 @@ def _shape_hint(got: tuple, want: tuple, sizes: dict | None = None) -> str:
                         + ("; blocks or directions concatenated?)" if last else ")"))
             if g == 1 and not last:
                 return (f"dimension {d} holds ONE entry where {w} are expected: one value kept where one per "
-                        f"step (or per position) is meant (a list appended once, after the loop, or a variable "
-                        f"overwritten at every step?)")
+                        f"example, step or position is meant (an index on the wrong axis, x[:, 0] where x[0] is "
+                        f"meant; a list appended once, after the loop; or a variable overwritten at every step?)")
             if g and w % g == 0:
                 return (f"dimension {d} is {w // g} times too small ({g} instead of {w}"
                         + ("; a block or a direction missing?)" if last else ")"))
@@ -1663,6 +1663,8 @@ def check_passes(module: torch.nn.Module, caller: str, argument: str, why: str =
 # errors whose one-line hint is the cause itself: an edit of the reference that raises the same error elsewhere
 # would name a wrong line (trial 22l: ch04-h04e, ch07-h07c)
 _SELF_EXPLAINED = (
+    ("must be tuple of ints, not float", "a size computed with / is a float (8 / 4 is 2.0): sizes and counts "
+     "take // (integer division, 8 // 4 is 2) or int(...)"),
     ("'float' object has no attribute 'item'", "the value is already a Python number (the function that gave it "
      "returns loss.item(), not a tensor): use it as it is; .item() turns a one-element TENSOR into a number"),
     ("'NoneType' object has no attribute 'mul_'", "a value is None: a parameter's .grad is None when no gradient "
@@ -3521,6 +3523,13 @@ def _api_hint(value: BaseException, line: str, env: dict) -> str | None:
                 return (f"{callee} is {module}, which takes (input, state): your line gives it the state "
                         f"{ast.unparse(args[0])} first and the input {ast.unparse(args[1])} second: the two in each "
                         "other's place")
+            size_in, size_h = getattr(fn, "input_size", None), getattr(fn, "hidden_size", None)
+            if isinstance(x, torch.Tensor) and isinstance(second, torch.Tensor) and x.dim() and second.dim() \
+                    and size_in != size_h and x.shape[-1] == size_h and second.shape[-1] == size_in:
+                return (f"{callee} is {module}, built for inputs of {size_in} features and states of {size_h}, which "
+                        f"takes (input, state): your line gives it {ast.unparse(args[0])} {_fmt(x.shape)} (a "
+                        f"state's size) first and {ast.unparse(args[1])} {_fmt(second.shape)} (an input's size) "
+                        "second: the two in each other's place")
             ranks = {1, 2} if name in _CELLS else {2, 3}
             if isinstance(x, torch.Tensor) and x.dim() not in ranks:
                 what = ("takes ONE step: input (B, F) and state (B, H)" if name in _CELLS
@@ -3823,6 +3832,16 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
         hint = (f"the tensor changed in place is the output of a {changed.group(2).lower()} (shape "
                 f"({changed.group(1)})): after that call, an in-place operation on its result (masked_fill_, x[...] = "
                 "..., +=, *=) must become out of place (masked_fill, a new tensor)")
+    line_raised = frames[-1].line or ""
+    if "mat1 and mat2 shapes cannot be multiplied" in msg and "linear(" in line_raised:
+        hint = ("F.linear(x, W) computes x @ W.T (+ b): W is stored as (out features, in features), as in "
+                "nn.Linear; for the product x @ W write it with @ (or F.linear(x, W.T))")
+    math_call = re.match(r"(sqrt|exp|log|sin|cos|tanh|sigmoid|abs|log2|log10|rsqrt)\(\): argument 'input' "
+                         r"\(position 1\) must be Tensor, not (int|float)", msg)
+    if math_call:
+        hint = (f"torch.{math_call.group(1)} takes a tensor, and your line gives it a Python {math_call.group(2)}: "
+                f"for a number use math.{math_call.group(1).replace('rsqrt', 'sqrt')}(...) (import math), or ** "
+                "(D ** 0.5 for a square root), or make it a tensor first")
     if "only one element tensors can be converted" in msg and "torch.tensor(" in (frames[-1].line or ""):
         hint = ("torch.tensor(...) of a list of tensors turns each into one number: join tensors with "
                 "torch.stack(xs) (a new axis) or torch.cat(xs) (an existing one)")

@@ -26,29 +26,44 @@ def precedence_note(line: str) -> str:
     (``" (Python reads B * H ** 0.5 as B * (H ** 0.5): ** binds first; ...)"``), or ``""``: ``**`` after ``*`` or
     ``/`` (not after a number: ``2 * x ** 2``), ``a / b * c`` (not ``a / (b * c)``), ``r * h @ W`` (not ``r * (h @ W)``: * and @ bind alike,
     left to right), and ``a / b + eps`` (not ``a / (b + eps)``)."""
+    text = line.split(" #")[0].strip()
     try:
-        tree = ast.parse(line.split(" #")[0].strip())
+        tree = ast.parse(text)
     except SyntaxError:
         return ""
+    offsets = [0]
+    for row in text.splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(row))
+
+    def written_in_parentheses(parent, child) -> bool:
+        """Whether ``child`` (an operand of ``parent``) is written in parentheses: then the grouping is the
+        student's own, said explicitly."""
+        start = offsets[child.lineno - 1] + child.col_offset
+        before = text[offsets[parent.lineno - 1] + parent.col_offset:start].rstrip()
+        return before.endswith("(") or text[start - 1:start] == "(" or (
+            child is parent.left and text[offsets[parent.lineno - 1] + parent.col_offset] == "(")
+
     muldiv = (ast.Mult, ast.Div)
     for node in ast.walk(tree):
         said = meant = None
         if isinstance(node, ast.BinOp) and isinstance(node.op, muldiv) and isinstance(node.right, ast.BinOp) \
-                and isinstance(node.right.op, ast.Pow) and not isinstance(node.left, ast.Constant):
+                and isinstance(node.right.op, ast.Pow) and not isinstance(node.left, ast.Constant) \
+                and not written_in_parentheses(node, node.right) \
+                and isinstance(node.right.left, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
             said = f"{ast.unparse(node.left)} {'*' if isinstance(node.op, ast.Mult) else '/'} ({ast.unparse(node.right)})"
             meant = f"({ast.unparse(node.left)} {'*' if isinstance(node.op, ast.Mult) else '/'} " \
                     f"{ast.unparse(node.right.left)}) ** {ast.unparse(node.right.right)}"
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and isinstance(node.left, ast.BinOp) \
-                and isinstance(node.left.op, ast.Mult):
+                and isinstance(node.left.op, ast.Mult) and not written_in_parentheses(node, node.left):
             a, b, c = (ast.unparse(x) for x in (node.left.left, node.left.right, node.right))
             said, meant = f"({a} * {b}) @ {c}", f"{a} * ({b} @ {c})"
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and isinstance(node.left, ast.BinOp) \
-                and isinstance(node.left.op, ast.Div):
+                and isinstance(node.left.op, ast.Div) and not written_in_parentheses(node, node.left):
             a, b, c = (ast.unparse(x) for x in (node.left.left, node.left.right, node.right))
             said, meant = f"({a} / {b}) * {c}", f"{a} / ({b} * {c})"
         elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) \
                 and isinstance(node.left, ast.BinOp) and isinstance(node.left.op, ast.Div) \
-                and isinstance(node.right, ast.Constant) and isinstance(node.right.value, float) \
+                and not written_in_parentheses(node, node.left) and isinstance(node.right, ast.Constant) and isinstance(node.right.value, float) \
                 and 0 < abs(node.right.value) < 1e-3:
             a, b, c = (ast.unparse(x) for x in (node.left.left, node.left.right, node.right))
             op = "+" if isinstance(node.op, ast.Add) else "-"

@@ -997,6 +997,7 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "'NoneType' object has no attribute 'zero_'": lambda: nn.Linear(2, 2).weight.grad.zero_(),
              "'NoneType' object has no attribute 'mul_'": lambda: nn.Linear(2, 2).weight.grad.mul_(2.0),
              "'float' object has no attribute 'item'": lambda: (0.5).item(),
+             "must be tuple of ints, not float": lambda: torch.ones(8).split([4 / 2, 6.0]),
              "'Parameter' object is not callable": lambda: nn.Parameter(torch.ones(2))(torch.ones(2)),
              "cannot access local variable": unbound,
              "non-iterable builtin_function_or_method": lambda: [b for b, t in [torch.ones(2, 3).size]],
