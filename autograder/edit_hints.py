@@ -145,12 +145,12 @@ def _renamed(call: ast.Call, name: str) -> ast.Call:
 
 def _movable(call) -> bool:
     """A call of one positional argument whose parentheses a student may put around another part of an expression:
-    an activation, dropout, a softmax, exp/log/sqrt, or a layer of the module (``self.W(x)``)."""
+    an activation, dropout, a softmax, exp/log/sqrt, or a layer of the module (``self.W(x)``, ``model.W(x)``)."""
     if not isinstance(call, ast.Call) or len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
         return False
     f = call.func
     return callee_name(call) in MOVABLE or (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
-                                        and f.value.id == "self")
+                                        and f.value.id in ("self", "model"))
 
 
 def _with_arg(call: ast.Call, arg) -> ast.Call:
@@ -177,7 +177,10 @@ def _sum_of(terms: list):
 def _moves(node):
     """The edits of one misplaced parenthesis: ``f(a + b)`` as ``f(a) + b`` or ``a + f(b)``, ``f(a) + b`` as
     ``f(a + b)``, a factor of a term taken out (``f(a + r * b)`` as ``r * f(a + b)``), and an activation applied to
-    each term apart (``tanh(a) + tanh(b)``)."""
+    each term apart (``tanh(a) + tanh(b)``), and two calls nested the other way round (``W(tanh(u))`` for
+    ``tanh(W(u))``: a layer and its activation, or dropout, in the wrong order)."""
+    if _movable(node) and _movable(node.args[0]) and callee_name(node) != callee_name(node.args[0]):
+        yield _with_arg(node.args[0], _with_arg(node, node.args[0].args[0])), "move"
     if _movable(node) and isinstance(node.args[0], ast.BinOp) and isinstance(node.args[0].op, (ast.Add, ast.Sub,
                                                                                                ast.Mult)):
         arg = node.args[0]

@@ -923,13 +923,19 @@ def _verdict(call) -> tuple[str, list] | None:
     return "result", shaped        # variables of another shape than the reference's: said, not blamed
 
 
+def _line_range(code) -> tuple[int, int]:
+    """The first and last source line of a function's code (``co_lines()`` yields (start, end, line): byte offsets
+    first, the line number last)."""
+    return code.co_firstlineno, max((ln for _, _, ln in code.co_lines() if ln), default=code.co_firstlineno)
+
+
 def _loop_counters(call) -> set:
     """The names a ``for`` loop of the call's function counts with over a range (``for t in range(T)``,
     ``reversed(range(T))``), whose values are ints: which order they count in is the student's bookkeeping."""
     tree = _cell_tree(call.code.co_filename)
     if tree is None:
         return set()
-    first, last = call.code.co_firstlineno, max((ln for _, ln, _ in call.code.co_lines() if ln), default=0)
+    first, last = _line_range(call.code)
     out = set()
     for node in ast.walk(tree):
         if (isinstance(node, ast.For) and first <= node.lineno <= last and isinstance(node.target, ast.Name)
@@ -948,6 +954,32 @@ def _rebound_argument(call, line: str, ref) -> str:
             return (f"; it reads `{name}`, an argument of {call.code.co_name} that your line \"{again}\" binds again, "
                     f"so the lines after it read that new value, not the `{name}` that {call.code.co_name} was given "
                     "(use another name for the new value)")
+    return ""
+
+
+def _swapped_arguments(line: str) -> str:
+    """A call on ``line`` of a notebook function (one the test cell called: its parameters are known) given, by
+    position or by name, names of its OTHER parameters (``f(layer_input, hidden_size)`` for ``def f(hidden,
+    layer_input)``): the two arguments in each other's place, in words; ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split(" #")[0].strip())
+    except SyntaxError:
+        return ""
+    params = {}
+    for c in (_current[0].calls if _current else []):
+        params.setdefault(c.code.co_name, c.code.co_varnames[:c.code.co_argcount])
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in params):
+            continue
+        names = params[node.func.id]
+        given = {names[i]: a.id for i, a in enumerate(node.args[:len(names)]) if isinstance(a, ast.Name)}
+        given.update({k.arg: k.value.id for k in node.keywords if isinstance(k.value, ast.Name)})
+        for param, arg in given.items():
+            if arg != param and arg in names and given.get(arg) not in (None, arg):
+                a, b = sorted((param, arg), key=names.index)
+                return (f"; {node.func.id} takes ({', '.join(names)}), and this line passes `{given[a]}` as {a} and "
+                        f"`{given[b]}` as {b}: two arguments in each other's place? (pass them in the order of "
+                        "the signature, or by name)")
     return ""
 
 
@@ -1009,23 +1041,24 @@ def first_difference(strong: bool | None = None, number: bool = False) -> str:
     variable holds a number whose reference value is known ("10 where the reference's is 5": a size or count that
     every later value inherits). Never fails."""
     try:
-        said, named = _first_difference()
+        said, named, said_number = _first_difference()
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""
-    if number and not (named and _first_difference.number):
+    if number and not (named and said_number):
         return ""
     return said if strong is None or strong == named else ""
 
 
-def _first_difference() -> tuple[str, bool]:
-    """(what :func:`first_difference` says, whether a variable is named); ``_first_difference.number`` tells
-    afterwards whether that variable's number was said with the reference's."""
-    _first_difference.number = False
-    said, named = _first_difference_said()
-    return said, named
+def _first_difference() -> tuple[str, bool, bool]:
+    """(what :func:`first_difference` says, whether a variable is named, whether that variable's number was said
+    with the reference's)."""
+    numbers_said: list[str] = []
+    said, named = _first_difference_said(numbers_said)
+    return said, named, bool(numbers_said)
 
 
-def _first_difference_said() -> tuple[str, bool]:
+def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
+    """:func:`_first_difference`'s words; each variable whose number it says is appended to ``numbers_said``."""
     import inspect
 
     from seqcourse.checks import _bindings
@@ -1063,6 +1096,7 @@ def _first_difference_said() -> tuple[str, bool]:
         diff = _line_difference(call, "<return-line>", ref, call.returned_at) if returned.startswith("return") else ""
         return (given + "every variable that can be compared agrees with the reference's, but the result differs: "
                 "look at the line that returns it" + (f' ("{returned}"' if returned.startswith("return") else "")
+                + (pysource.precedence_note(returned) if returned.startswith("return") else "")
                 + (f"; compared with the reference's line that returns: {diff}" if diff else "")
                 + (")" if returned.startswith("return") else "")
                 + " (or a value changed in place after it was made)"), False
@@ -1073,7 +1107,7 @@ def _first_difference_said() -> tuple[str, bool]:
         want, got = (ref(name) or {}).get("value"), _scalar(value)
         if None in (want, got):
             return ""
-        _first_difference.number = True
+        numbers_said.append(name)
         return f" ({_number(got)} where the reference's is {_number(want)})"
 
     if kind == "first":
@@ -1082,7 +1116,8 @@ def _first_difference_said() -> tuple[str, bool]:
         return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
                 f"first made{numbers(call.first[var][0], var) or _how(call.first[var][0], ref(var) or {})}"
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
-                + (f': look at your line "{line}"' if line else "")
+                + (f': look at your line "{line}"{pysource.precedence_note(line)}{_swapped_arguments(line)}'
+                   if line else "")
                 + (f" (compared with the reference's line that makes `{var}`: {diff})" if diff else "")
                 + _seeded(call, call.first[var][1])
                 + _written_view(call, var) + _unchecked(call, var, line, ref)), True
@@ -1107,6 +1142,8 @@ def _first_difference_said() -> tuple[str, bool]:
             return (given + f"{first}, and its {_nth(k + 1)} value, from your line \"{source(lineno)}\", is not "
                     f"the reference's {_nth(k + 1)} value{numbers(value, f'{var}#{k}')}{values}: it goes wrong "
                     "there (the values it is made from, or what the line does to them)"
+                    + pysource.precedence_note(source(lineno))
+                    + _swapped_arguments(source(lineno))
                     + _rebound_argument(call, source(lineno), ref)), True
         if how == "extra":
             return (given + f"{first}, but it gets {n} different values where the reference's gets {m}: its "
@@ -1141,7 +1178,7 @@ def _seeded(call, lineno: int) -> str:
     tree = _cell_tree(call.code.co_filename)
     if tree is None:
         return ""
-    first, last = call.code.co_firstlineno, max((ln for _, ln, _ in call.code.co_lines() if ln), default=0)
+    first, last = _line_range(call.code)
     names = {kw.value.id for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == lineno
              for kw in node.keywords if kw.arg == "generator" and isinstance(kw.value, ast.Name)}
     if not names:
@@ -1166,23 +1203,29 @@ def _seeded(call, lineno: int) -> str:
             + "; g.seed() draws a fresh random seed, g.manual_seed(seed) sets the one given)")
 
 
+def _latest_call(qualname: str, var: str):
+    """The latest recorded call of ``qualname`` (in the test cell that runs, or ran last) that binds ``var``, or
+    None."""
+    rec = _current[0] if _current else None
+    return next((call for call in reversed(rec.calls if rec is not None else [])
+                 if call.code.co_qualname == qualname and var in call.first), None)
+
+
 def line_as_reference(qualname: str, var: str) -> bool:
     """Whether the student's line that makes ``var`` in the latest recorded call of ``qualname`` reads and calls
     what the reference's line does (the same features: the line was not edited in its names or calls). Never
     fails: False when unknown."""
     try:
-        rec = _current[0] if _current else None
-        for call in reversed(rec.calls if rec is not None else []):
-            if call.code.co_qualname != qualname or var not in call.first:
-                continue
-            ref = hints.reference_value(call.line, qualname, call.signature, var)
-            if not ref or "reads" not in ref or call.count.get(var, 1) != 1 \
-                    or hints.reference_value(call.line, qualname, call.signature, f"{var}#n") is not None:
-                return False            # bound more than once: the edit may be in a later line that binds it
-            mine = sorted({feature_key(f) for f in line_features(call.code.co_filename, call.first[var][1],
-                                                                 call.code.co_varnames)})
-            return mine == sorted(ref["reads"])
-        return False
+        call = _latest_call(qualname, var)
+        if call is None:
+            return False
+        ref = hints.reference_value(call.line, qualname, call.signature, var)
+        if not ref or "reads" not in ref or call.count.get(var, 1) != 1 \
+                or hints.reference_value(call.line, qualname, call.signature, f"{var}#n") is not None:
+            return False            # bound more than once: the edit may be in a later line that binds it
+        mine = sorted({feature_key(f) for f in line_features(call.code.co_filename, call.first[var][1],
+                                                             call.code.co_varnames)})
+        return mine == sorted(ref["reads"])
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return False
 
@@ -1242,14 +1285,12 @@ def bound_fewer_times(qualname: str, var: str) -> bool:
     several times (a loop carries it there): a line of the reference that makes ``var`` again has no counterpart in
     the student's code. Never fails: False when unknown."""
     try:
-        rec = _current[0] if _current else None
-        for call in reversed(rec.calls if rec is not None else []):
-            if call.code.co_qualname != qualname or var not in call.first:
-                continue
-            counted = hints.reference_value(call.line, qualname, call.signature, f"{var}#n")
-            m = counted.get("value") if counted is not None else None
-            return call.count.get(var, 1) == 1 and isinstance(m, int) and m > 1
-        return False
+        call = _latest_call(qualname, var)
+        if call is None:
+            return False
+        counted = hints.reference_value(call.line, qualname, call.signature, f"{var}#n")
+        m = counted.get("value") if counted is not None else None
+        return call.count.get(var, 1) == 1 and isinstance(m, int) and m > 1
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return False
 

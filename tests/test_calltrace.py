@@ -608,6 +608,20 @@ def test_the_names_a_line_reads_leave_out_what_it_binds_and_its_comment():
     assert pysource.names_read("for t in range(T):") is None      # not a statement alone
 
 
+def test_a_named_line_says_how_python_groups_an_operator_students_misread():
+    """Trial 22t's ch02-t02e (``B * H ** 0.5`` for sqrt(B * H)), and the planned ``max_norm / total_norm + 1e-6``:
+    the grouping Python reads is said; lines that group as written, or a number times a power, say nothing."""
+    from seqcourse import pysource
+
+    note = pysource.precedence_note("n = torch.tensor(B * H ** 0.5)  # sqrt(B * H)")
+    assert "B * (H ** 0.5)" in note and "(B * H) ** 0.5" in note
+    assert "max_norm / (total_norm + 1e-06)" in pysource.precedence_note("scale = max_norm / total_norm + 1e-6")
+    assert "a / (b * c)" in pysource.precedence_note("x = a / b * c")
+    assert "r * (h @ W.T)" in pysource.precedence_note("n = torch.tanh(x @ U.T + r * h @ W.T + b)")
+    for line in ("z = (B * H) ** 0.5", "q = 2 * x ** 2", "w = a / b + 1.0", "y = a / (b * c)", "y = h @ W * r", "for t in range(T):"):
+        assert pysource.precedence_note(line) == "", line
+
+
 def test_a_draw_from_a_generator_names_the_lines_that_make_and_seed_it(shell):
     """Trial 22s's ch01-s01e: g.seed() (a fresh random seed) where g.manual_seed(seed) is meant; the line that draws
     is right, the generator's state is not: the lines that make and seed it are named."""
