@@ -514,6 +514,24 @@ def _(ns):
     return [_prev_22t["ch07_greedy"](ns), ns["greedy_translate"](M(), SRC7, L7, 3)]
 
 
+# ---- trial 22u: checks the ones above cannot see (gradients through lstm_layer, other trailing dimensions, Ty = 1)
+_prev_22u = dict(CHECKS)
+@check("ch03_lstm_layer")
+def _(ns):
+    cell = lstmw(); torch.manual_seed(3); x = torch.randn(B, T, D, requires_grad=True)
+    out, _ = ns["lstm_layer"](cell, x, H)
+    g = torch.autograd.grad(out[:, -1].sum(), x, allow_unused=True)[0] if out.requires_grad else None
+    return [_prev_22u["ch03_lstm_layer"](ns), g if g is not None else torch.zeros(0)]
+@check("ch05_reverse_padded")
+def _(ns):
+    torch.manual_seed(7); L = torch.tensor([3, 5, 2])
+    return [_prev_22u["ch05_reverse_padded"](ns), ns["reverse_padded"](torch.randn(B, T), L), ns["reverse_padded"](torch.randn(B, T, 2, 3), L)]
+@check("ch08_attend")
+def _(ns):
+    dec, enc, mask = att_inputs(); torch.manual_seed(16)
+    return [_prev_22u["ch08_attend"](ns), ns["attend"](torch.randn(B, 1, 4), enc, mask)]
+
+
 def main(argv):
     global t
     t = importlib.import_module(argv[0])
