@@ -982,14 +982,10 @@ def _swapped_arguments(line: str) -> str:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in params):
             continue
         names = params[node.func.id]
-        given = {names[i]: a.id for i, a in enumerate(node.args[:len(names)]) if isinstance(a, ast.Name)}
-        given.update({k.arg: k.value.id for k in node.keywords if isinstance(k.value, ast.Name)})
-        for param, arg in given.items():
-            if arg != param and arg in names and given.get(arg) not in (None, arg):
-                a, b = sorted((param, arg), key=names.index)
-                return (f"; {node.func.id} takes ({', '.join(names)}), and this line passes `{given[a]}` as {a} and "
-                        f"`{given[b]}` as {b}: two arguments in each other's place? (pass them in the order of "
-                        "the signature, or by name)")
+        swapped = pysource.swapped_arguments(node, names)
+        if swapped:
+            return (f"; {node.func.id} takes ({', '.join(names)}), and this line passes {swapped}: two arguments in "
+                    "each other's place? (pass them in the order of the signature, or by name)")
     return ""
 
 

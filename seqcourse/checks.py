@@ -63,7 +63,7 @@ import torch.utils._python_dispatch
 import torch.utils.flop_counter
 from torch.autograd import profiler_legacy
 
-from . import rearrange
+from . import pysource, rearrange
 from .pysource import callee_name
 
 __all__ = [
@@ -3729,14 +3729,10 @@ def _swapped_hint(nodes: list, env: dict, msg: str) -> str | None:
         if sig is None:
             continue
         text, names = sig
-        given = {names[i]: a.id for i, a in enumerate(node.args[:len(names)]) if isinstance(a, ast.Name)}
-        given.update({k.arg: k.value.id for k in node.keywords if isinstance(k.value, ast.Name)})
-        for param, arg in given.items():
-            if arg != param and arg in names and given.get(arg) not in (None, arg):
-                a, b = sorted((param, arg), key=names.index)
-                return (f"{ast.unparse(node.func)} takes {text}, and your line passes `{given[a]}` as {a} and "
-                        f"`{given[b]}` as {b}: two arguments in each other's place? (pass them in the order of the "
-                        "signature, or by name)")
+        swapped = pysource.swapped_arguments(node, names)
+        if swapped:
+            return (f"{ast.unparse(node.func)} takes {text}, and your line passes {swapped}: two arguments in each "
+                    "other's place? (pass them in the order of the signature, or by name)")
     return None
 
 

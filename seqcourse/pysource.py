@@ -71,3 +71,17 @@ def precedence_note(line: str) -> str:
         if said:
             return (f" (Python reads {ast.unparse(node)} as {said}: if you mean {meant}, write the parentheses)")
     return ""
+
+
+def swapped_arguments(node: ast.Call, names) -> str | None:
+    """For a call given, by position or by name, names of the callee's OTHER parameters (``f(b, a)`` for
+    ``def f(a, b)``; ``names``: the callee's parameters in order): "`b` as a and `a` as b", the two arguments in
+    each other's place, in words; None otherwise."""
+    names = list(names)
+    given = {names[i]: a.id for i, a in enumerate(node.args[:len(names)]) if isinstance(a, ast.Name)}
+    given.update({k.arg: k.value.id for k in node.keywords if isinstance(k.value, ast.Name)})
+    for param, arg in given.items():
+        if arg != param and arg in names and given.get(arg) not in (None, arg):
+            a, b = sorted((param, arg), key=names.index)
+            return f"`{given[a]}` as {a} and `{given[b]}` as {b}"
+    return None
