@@ -532,6 +532,33 @@ def _(ns):
     return [_prev_22u["ch08_attend"](ns), ns["attend"](torch.randn(B, 1, 4), enc, mask)]
 
 
+# ---- trial 22v: checks the ones above cannot see (gradients through time and to the energies, batch_first=True
+# outputs, tied tokens that share their first character)
+_prev_22v = dict(CHECKS)
+@check("ch01_many_to_many_sync")
+def _(ns):
+    seed(); m = ns["ManyToManySync"](D, H, C); torch.manual_seed(17); x = torch.randn(B, T, D, requires_grad=True)
+    y = m(x); g = torch.autograd.grad(y[:, -1].sum(), x, allow_unused=True)[0]
+    return [_prev_22v["ch01_many_to_many_sync"](ns), y.detach(), g if g is not None else torch.zeros(0)]
+@check("ch02_rnn_layer")
+def _(ns):
+    W_hx, W_hh, b = rnnw(); torch.manual_seed(18); x = torch.randn(B, T, D)
+    return [_prev_22v["ch02_rnn_layer"](ns), ns["rnn_layer"](x, W_hx, W_hh, b)]
+@check("ch04_gru_cell_pytorch")
+def _(ns):
+    w = gruw(); torch.manual_seed(4); x, h = torch.randn(B, D), torch.randn(B, H); w0 = [t.clone() for t in w]
+    r1 = ns["gru_cell_pytorch"](x, h, *w)
+    return [_prev_22v["ch04_gru_cell_pytorch"](ns), r1, [t.shape == t0.shape and torch.equal(t, t0) for t, t0 in zip(w, w0)]]
+@check("ch06_build_vocab")
+def _(ns):
+    return [_prev_22v["ch06_build_vocab"](ns), ns["build_vocab"]([["chien", "chat"], ["loup"]], 1)]
+@check("ch08_attend")
+def _(ns):
+    dec, enc, mask = att_inputs(); torch.manual_seed(19); e = torch.randn(B, 2, 4, requires_grad=True)
+    w, ctx = ns["attend"](e, enc, mask); g = torch.autograd.grad(ctx.sum() + (ctx ** 2).sum(), e, allow_unused=True)[0]
+    return [_prev_22v["ch08_attend"](ns), w.detach(), ctx.detach(), g if g is not None else torch.zeros(0)]
+
+
 def main(argv):
     global t
     t = importlib.import_module(argv[0])
