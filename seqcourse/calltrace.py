@@ -1327,18 +1327,12 @@ def lines_mention(qualname: str, var: str, words: set, expr: str | None = None) 
                 tree = ast.parse(linecache.getline(call.code.co_filename, ln).strip())
             except SyntaxError:
                 return None
-            if words & _identifiers(tree) and (want is None or any(
+            if words & pysource.identifiers(tree) and (want is None or any(
                     ast.unparse(n) == want for n in ast.walk(tree) if isinstance(n, ast.expr))):
                 return True
         return False
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return None
-
-
-def _identifiers(tree) -> set:
-    """The names and attribute names of a syntax tree: ``{"torch", "sigmoid", "x"}`` of ``torch.sigmoid(x)``."""
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | \
-        {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
 
 
 def line_as_reference(qualname: str, var: str) -> bool:

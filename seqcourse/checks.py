@@ -559,7 +559,7 @@ def _edits_of_changed_lines(text: str) -> str:
                 continue                                                 # code: the reference's loop makes it again
             try:
                 got = ast.parse(m.group(1), mode="eval").body
-                own = calltrace._identifiers(got) - calltrace._identifiers(ast.parse(m.group(2), mode="eval"))
+                own = pysource.identifiers(got) - pysource.identifiers(ast.parse(m.group(2), mode="eval"))
             except SyntaxError:
                 got, own = None, set()
             whole = m.group(1) if isinstance(got, (ast.Name, ast.Subscript, ast.Attribute)) else None   # one spelling
@@ -575,6 +575,22 @@ def _edits_of_changed_lines(text: str) -> str:
     if len(keep) == 1:
         out = out.replace(" (these give the same values here)", "").replace(" (these give the same error here)", "")
     return out if out.startswith(("your values", "this error")) else "your values are what you get " + out
+
+
+def _clamped(a: torch.Tensor, e: torch.Tensor, close) -> str:
+    """``a`` is ``e`` clamped to ``a``'s own range (the entries inside it right, some of ``e`` beyond it), in words;
+    ``""`` otherwise."""
+    if a.numel() < 4 or not a.is_floating_point() or close(a, e):
+        return ""
+    lo, hi = float(a.min()), float(a.max())
+    inside = (a > lo) & (a < hi)               # entries the clamp left alone: they must be there, and right
+    if not bool(inside.any()) or not torch.allclose(a[inside], e[inside], atol=1e-4, rtol=1e-3):
+        return ""
+    cut = [f"every entry below {lo:g} set to {lo:g}"] * bool((e < lo - 1e-3 * max(1.0, abs(lo))).any()) + \
+        [f"every entry above {hi:g} set to {hi:g}"] * bool((e > hi + 1e-3 * max(1.0, abs(hi))).any())
+    if cut and close(a, e.clamp(lo, hi)):
+        return f"your values are the expected ones with {' and '.join(cut)}: a clamp (or hardtanh) where none is asked?"
+    return ""
 
 
 def _squashed(a: torch.Tensor, e: torch.Tensor, close) -> str:
@@ -596,15 +612,9 @@ def _squashed(a: torch.Tensor, e: torch.Tensor, close) -> str:
                 return ("your values are the expected ones where those are positive, but negative where 0 is "
                         "expected: a ReLU (or clamp at 0) missing?")
             return f"{name} of your values gives the expected ones: a {name} missing?"
-    if a.numel() >= 4 and a.is_floating_point() and not close(a, e):
-        lo, hi = float(a.min()), float(a.max())
-        inside = (a > lo) & (a < hi)               # entries the clamp left alone: they must be there, and right
-        if not bool(inside.any()) or not torch.allclose(a[inside], e[inside], atol=1e-4, rtol=1e-3):
-            lo, hi = float("inf"), float("-inf")
-        cut = [f"every entry below {lo:g} set to {lo:g}"] * bool((e < lo - 1e-3 * max(1.0, abs(lo))).any()) + \
-            [f"every entry above {hi:g} set to {hi:g}"] * bool((e > hi + 1e-3 * max(1.0, abs(hi))).any())
-        if cut and lo <= hi and close(a, e.clamp(lo, hi)):
-            return f"your values are the expected ones with {' and '.join(cut)}: a clamp (or hardtanh) where none is asked?"
+    clamped = _clamped(a, e, close)
+    if clamped:
+        return clamped
     if a.dim() < 2:
         return ""
     ones = lambda x: close(x, torch.ones_like(x))  # noqa: E731
@@ -1665,11 +1675,11 @@ def check_passes(module: torch.nn.Module, caller: str, argument: str, why: str =
 # ------------------------------------------------------------------------------- errors in one line
 # errors whose one-line hint is the cause itself: an edit of the reference that raises the same error elsewhere
 # would name a wrong line (trial 22l: ch04-h04e, ch07-h07c)
+_FLOAT_SIZE = ("a size or count computed with / is a float (8 / 4 is 2.0): sizes and counts take // (integer "
+               "division, 8 // 4 is 2) or int(...)")
 _SELF_EXPLAINED = (
-    ("must be tuple of ints, not float", "a size computed with / is a float (8 / 4 is 2.0): sizes and counts "
-     "take // (integer division, 8 // 4 is 2) or int(...)"),
-    ("must be int, not float", "a size or count computed with / is a float (8 / 4 is 2.0): sizes and counts take "
-     "// (integer division, 8 // 4 is 2) or int(...)"),
+    ("must be tuple of ints, not float", _FLOAT_SIZE),
+    ("must be int, not float", _FLOAT_SIZE),
     ("'float' object has no attribute 'item'", "the value is already a Python number (the function that gave it "
      "returns loss.item(), not a tensor): use it as it is; .item() turns a one-element TENSOR into a number"),
     ("'NoneType' object has no attribute 'mul_'", "a value is None: a parameter's .grad is None when no gradient "
@@ -3843,7 +3853,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
         hint = (f"torch.{math_call.group(1)} takes a tensor, and your line gives it a Python {math_call.group(2)}: "
                 f"for a number use math.{math_call.group(1).replace('rsqrt', 'sqrt')}(...) (import math), or ** "
                 "(D ** 0.5 for a square root), or make it a tensor first")
-    if "only one element tensors can be converted" in msg and "torch.tensor(" in (frames[-1].line or ""):
+    if "only one element tensors can be converted" in msg and "torch.tensor(" in line_raised:
         hint = ("torch.tensor(...) of a list of tensors turns each into one number: join tensors with "
                 "torch.stack(xs) (a new axis) or torch.cat(xs) (an existing one)")
     specific = False          # a hint made from the values at the student's line (then no edit hint is said)

@@ -11,6 +11,12 @@ def callee_name(node: ast.Call) -> str | None:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
 
 
+def identifiers(tree) -> set:
+    """The names and attribute names of a syntax tree: ``{"torch", "sigmoid", "x"}`` of ``torch.sigmoid(x)``."""
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | \
+        {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+
+
 def names_read(line: str) -> set | None:
     """The names one line of source reads (``ast.Load``), its comment left out: ``{"h", "W"}`` of
     ``h = torch.tanh(W @ h)  # step``; None when the line alone is not a statement (a part of a longer one)."""
