@@ -1257,7 +1257,7 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
         diff = _line_difference(call, "<return-line>", ref, call.returned_at) if returned.startswith("return") else ""
         return (given + "every variable that can be compared agrees with the reference's, but the result differs: "
                 "look at the line that returns it" + (f' ("{returned}"' if returned.startswith("return") else "")
-                + (pysource.precedence_note(returned) if returned.startswith("return") else "")
+                + (pysource.line_notes(returned) if returned.startswith("return") else "")
                 + (f"; compared with the reference's line that returns: {diff}" if diff else "")
                 + (")" if returned.startswith("return") else "")
                 + " (or a value changed in place after it was made)"), False
@@ -1279,10 +1279,8 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
                 f"first made{numbers(call.first[var][0], var) or _how(call.first[var][0], ref(var) or {})}"
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
                 + (f': look at your line "{line}"{_option_note(call, line)}{_masked_fill_note(call, line, ref)}'
-                   f'{pysource.precedence_note(line)}'
-                   f'{_swapped_arguments(line)}'
-                   f'{_negative_counter(call, line)}{_view_note(call, line)}'
-                   if line else "")
+                   f'{pysource.line_notes(line)}{_swapped_arguments(line)}{_negative_counter(call, line)}'
+                   f'{_view_note(call, line)}' if line else "")
                 + (f" (compared with the reference's line that makes `{var}`: {diff})" if diff else "")
                 + _seeded(call, call.first[var][1])
                 + _written_view(call, var) + _unchecked(call, var, line, ref)), True
@@ -1307,7 +1305,7 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
             return (given + f"{first}, and its {_nth(k + 1)} value, from your line \"{source(lineno)}\", is not "
                     f"the reference's {_nth(k + 1)} value{numbers(value, f'{var}#{k}')}{values}: it goes wrong "
                     "there (the values it is made from, or what the line does to them)"
-                    + pysource.precedence_note(source(lineno)) + _negative_counter(call, source(lineno))
+                    + pysource.line_notes(source(lineno)) + _negative_counter(call, source(lineno))
                     + _swapped_arguments(source(lineno))
                     + _rebound_argument(call, source(lineno), ref)), True
         if how == "extra":
@@ -1480,44 +1478,254 @@ def code_mentions(words) -> bool | None:
         return None
 
 
+_PURE_BUILTINS = {"sorted", "reversed", "list", "tuple", "abs", "min", "max", "sum", "round", "len", "int", "float"}
+
+
+def _slip_list_plus_tensor(call, fn, node, lists) -> str:
+    """``outputs += h`` with ``outputs`` a list and ``h`` a tensor: += adds the tensor's rows."""
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name) \
+            and node.target.id in lists and isinstance(node.value, ast.Name) \
+            and isinstance(call.first.get(node.value.id, (None,))[0], torch.Tensor):
+        t, v = node.target.id, node.value.id
+        return (f"{_your_line(call, node.lineno)} adds a tensor to the list {t} with +=, which adds the tensor's ITEMS "
+                f"(its rows along the first axis, one list item each), not the tensor: {t}.append({v}) adds it as one "
+                "item")
+    return ""
+
+
+def _slip_discarded(call, fn, node, lists) -> str:
+    """A line of its own that computes a new value and keeps nothing (``torch.tanh(g)``, ``sorted(xs)``)."""
+    if not isinstance(node, ast.Expr):
+        return ""
+    v = node.value
+    pure = (isinstance(v, ast.BinOp) or isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+            and v.func.attr in _PURE and not (isinstance(v.func.value, ast.Name) and v.func.value.id == "self")
+            or isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in _PURE_BUILTINS)
+    if not pure:
+        return ""
+    text = ast.unparse(v)
+    method = isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+    inplace = (f" (or its in-place form {ast.unparse(v.func.value)}.{v.func.attr}_())"
+               if method and isinstance(v.func.value, ast.Name)
+               and v.func.attr in ("sigmoid", "tanh", "relu", "exp", "masked_fill", "add", "mul", "clamp") else "")
+    target = (ast.unparse(v.func.value) if method and isinstance(v.func.value, ast.Name)
+              else ast.unparse(v.args[0]) if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.args
+              and isinstance(v.args[0], ast.Name)
+              else ast.unparse(v.left) if isinstance(v, ast.BinOp) and isinstance(v.left, ast.Name) else None)
+    keep = f": write {target} = {text}{inplace}" if target else ": assign it to a name"
+    return f"{_your_line(call, node.lineno)} computes a new value and throws it away ({text} changes nothing by itself){keep}"
+
+
+def _slip_times_one(call, fn, node, lists) -> str:
+    """``n + 1 * H`` (a product with the number 1 inside a sum): meant as ``(n + 1) * H``."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(node.right, ast.BinOp) \
+            and isinstance(node.right.op, ast.Mult) and isinstance(node.right.left, ast.Constant) \
+            and node.right.left.value == 1:
+        a, b = ast.unparse(node.left), ast.unparse(node.right.right)
+        op = "+" if isinstance(node.op, ast.Add) else "-"
+        return (f"{_your_line(call, node.lineno)} has {ast.unparse(node)}, which Python reads as {a} {op} (1 * {b}) "
+                f"= {a} {op} {b}: * binds before + and -, so ({a} {op} 1) * {b} needs the parentheses")
+    return ""
+
+
+def _slip_elif_flags(call, fn, node, lists) -> str:
+    """``if a: ... elif b: ...`` with both ``a`` and ``b`` True in this call: the elif never runs."""
+    if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and len(node.orelse) == 1 \
+            and isinstance(node.orelse[0], ast.If) and isinstance(node.orelse[0].test, ast.Name):
+        a, b = node.test.id, node.orelse[0].test.id
+        if call.given.get(a) is True and call.given.get(b) is True:
+            return (f"{_your_line(call, node.orelse[0].lineno)} runs only when `if {a}:` before it did not: with "
+                    f"{a}=True and {b}=True (as here) only the first branch runs; two options that can both be set "
+                    f"take two separate ifs")
+    return ""
+
+
+def _slip_tiny_fill(call, fn, node, lists) -> str:
+    """``masked_fill(mask, -1e-9)``: a fill value near 0 where a large negative one (-1e9, -inf) is meant."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+            "masked_fill", "masked_fill_") and len(node.args) == 2:
+        try:
+            value = float(ast.literal_eval(node.args[1]))
+        except (ValueError, TypeError, SyntaxError):
+            return ""
+        if value != 0 and abs(value) < 1e-3:
+            return (f"{_your_line(call, node.lineno)} fills with {ast.unparse(node.args[1])}, a number close to 0 "
+                    f"(not a large negative one): after the softmax those positions keep about the weight of a 0 "
+                    f"energy; -1e9 (or float('-inf')) is meant")
+    return ""
+
+
+def _slip_rows_index(call, fn, node, lists) -> str:
+    """``x[:, idx]`` with a (B, T) integer ``idx`` of per-row positions: every row is read at every row's
+    positions, (B, B, T); gather reads each row at its own."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2 \
+            and isinstance(node.slice.elts[0], ast.Slice) and node.slice.elts[0].lower is None \
+            and node.slice.elts[0].upper is None and isinstance(node.slice.elts[1], ast.Name) \
+            and isinstance(node.value, ast.Name):
+        x, idx = (call.first.get(n, (call.given.get(n),))[0] for n in (node.value.id, node.slice.elts[1].id))
+        if isinstance(x, torch.Tensor) and isinstance(idx, torch.Tensor) and not idx.is_floating_point() \
+                and idx.dtype != torch.bool and idx.dim() == 2 and x.dim() >= 2 and idx.shape[0] == x.shape[0]:
+            i, xs = node.slice.elts[1].id, node.value.id
+            return (f"{_your_line(call, node.lineno)} indexes {xs}[:, {i}] with a {_shape_words(idx)} index: that "
+                    f"reads EVERY row of {xs} at every row's positions ({_shape_words(x[:, idx])}); to read row b at "
+                    f"its own positions {i}[b], use torch.gather({xs}, 1, {i}) (for more axes, expand {i} to them) or "
+                    f"{xs}[torch.arange({xs}.shape[0])[:, None], {i}]")
+    return ""
+
+
+def _slip_flag_overwritten(call, fn, node, lists) -> str:
+    """In a loop, a bool tensor made before it (``done``) made again from this step alone (``done = y == eos``, not
+    reading ``done``) and asked with .all()/.any() in the loop: what earlier steps set is lost."""
+    if not isinstance(node, (ast.For, ast.While)):
+        return ""
+    for stmt in (m for b in node.body for m in ast.walk(b)):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            var = stmt.targets[0].id
+            first = call.first.get(var, (None, None))
+            value, made_at = first
+            if not (isinstance(value, torch.Tensor) and value.dtype == torch.bool and made_at is not None
+                    and made_at < node.lineno) or var in pysource.identifiers(stmt.value):
+                continue
+            asked = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("all", "any")
+                        and var in pysource.identifiers(n.func.value) for b in node.body for n in ast.walk(b))
+            if asked:
+                return (f"{_your_line(call, stmt.lineno)} makes {var} again from this step alone: what earlier steps "
+                        f"set in it is lost (a sentence that finished before counts as not finished again); keep it, "
+                        f"{var} = {var} | ({ast.unparse(stmt.value)})")
+    return ""
+
+
+def _shape_words(t) -> str:
+    return "(" + ", ".join(str(int(s)) for s in t.shape) + ")"
+
+
+_SLIPS = (_slip_list_plus_tensor, _slip_discarded, _slip_times_one, _slip_elif_flags, _slip_tiny_fill,
+          _slip_rows_index, _slip_flag_overwritten)
+
+
 def discarded_value() -> str:
-    """A statement of a notebook function called by the test cell that runs (or ran last) which computes a value and
-    throws it away (``f.sigmoid()``, ``torch.tanh(g)``, ``ids + [EOS]`` on a line of their own: PyTorch's methods and
-    ``+`` make a new value and change nothing), or that adds a tensor to a list with ``+=`` (which adds the tensor's
-    rows, one item each), in words; ``""`` when there is none. Never fails."""
+    """A slip in a notebook function called by the test cell that runs (or ran last), in words; ``""`` when there is
+    none. Never fails. The slips (``_SLIPS``): a statement that computes a value and throws it away (``f.sigmoid()``,
+    ``torch.tanh(g)``, ``sorted(xs)``, ``ids + [EOS]`` on a line of their own: they make a new value and change
+    nothing); a tensor added to a list with ``+=`` (which adds its rows); ``n + 1 * H`` for ``(n + 1) * H``; an
+    ``elif`` on an option that is set together with the ``if``'s; a fill value close to 0 where -1e9 is meant; a
+    (B, T) index of per-row positions used as ``x[:, idx]``; a flag of finished rows made again at every step."""
     try:
-        for call, fn in _called_functions():
+        for call, fn in _called_functions(every=True):
             lists = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign)
                      and (isinstance(n.value, ast.List) or isinstance(n.value, ast.Call)
                           and isinstance(n.value.func, ast.Name) and n.value.func.id == "list")
                      for t in n.targets if isinstance(t, ast.Name)}
             for node in (m for stmt in fn.body for m in ast.walk(stmt)):
-                if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
-                        and isinstance(node.target, ast.Name) and node.target.id in lists \
-                        and isinstance(node.value, ast.Name) \
-                        and isinstance(call.first.get(node.value.id, (None,))[0], torch.Tensor):
-                    t, v = node.target.id, node.value.id
-                    return (f"{_your_line(call, node.lineno)} adds a tensor to the list {t} with +=, which adds the tensor's ITEMS "
-                            f"(its rows along the first axis, one list item each), not the tensor: {t}.append({v}) "
-                            "adds it as one item")
-                if not isinstance(node, ast.Expr):
+                for slip in _SLIPS:
+                    said = slip(call, fn, node, lists)
+                    if said:
+                        return said
+        return ""
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
+def unreturned_result() -> str:
+    """A notebook function called by the running test that returns nothing (no ``return`` with a value) and ends
+    with a line that computes a value (``attend(...)`` as the last line): that line, in words; ``""`` when none.
+    Never fails."""
+    try:
+        for call, fn in _called_functions(every=True):
+            nested = {id(n) for d in ast.walk(fn) if d is not fn and isinstance(d, (ast.FunctionDef, ast.Lambda))
+                      for n in ast.walk(d)}
+            if call.end is None or any(isinstance(n, ast.Return) and n.value is not None and id(n) not in nested
+                                       for n in ast.walk(fn)):
+                continue
+            last = fn.body[-1]
+            if isinstance(last, ast.Expr) and isinstance(last.value, (ast.Call, ast.BinOp, ast.Tuple, ast.Name)) \
+                    and not (isinstance(last.value, ast.Call) and ast.unparse(last.value.func) == "print"):
+                return (f"{call.code.co_qualname} returns nothing: its last line, "
+                        f"\"{linecache.getline(call.code.co_filename, last.lineno).strip()}\", computes the result "
+                        f"and drops it: write return {ast.unparse(last.value)}")
+        return ""
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
+def batch_axis_loop() -> str:
+    """A loop of a notebook function called by the running test that takes the pieces of a tensor along dimension 0
+    (``for x_t in x.unbind():``, ``for x_t in x:`` of a batch-first (B, T, ...) tensor), where the time steps are
+    along dimension 1, in words; ``""`` when none. Never fails."""
+    try:
+        for call, fn in _called_functions():
+            for node in ast.walk(fn):
+                if not isinstance(node, (ast.For, ast.comprehension)):
                     continue
-                v = node.value
-                pure = (isinstance(v, ast.BinOp) or isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
-                        and v.func.attr in _PURE and not (isinstance(v.func.value, ast.Name)
-                                                           and v.func.value.id == "self"))
-                if pure:
-                    text = ast.unparse(v)
-                    inplace = (f" (or its in-place form {ast.unparse(v.func.value)}.{v.func.attr}_())"
-                               if isinstance(v, ast.Call) and isinstance(v.func.value, ast.Name)
-                               and v.func.attr in ("sigmoid", "tanh", "relu", "exp", "masked_fill", "add", "mul",
-                                                   "clamp") else "")
-                    target = (ast.unparse(v.func.value) if isinstance(v, ast.Call) and isinstance(v.func.value, ast.Name)
-                              else ast.unparse(v.left) if isinstance(v, ast.BinOp) and isinstance(v.left, ast.Name)
-                              else None)
-                    keep = f": write {target} = {text}{inplace}" if target else ": assign it to a name"
-                    return (f"{_your_line(call, node.lineno)} computes a new value and throws it away ({text} changes nothing by "
-                            f"itself){keep}")
+                it = node.iter
+                if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "unbind" \
+                        and not it.args and not it.keywords:
+                    whole = ast.unparse(it.func.value)
+                elif isinstance(it, ast.Name) and isinstance(call.first.get(it.id, (None,))[0], torch.Tensor) \
+                        and call.first[it.id][0].dim() >= 3:
+                    whole = it.id
+                else:
+                    continue
+                lineno = getattr(node, "lineno", None) or it.lineno
+                return (f"{_your_line(call, lineno)} takes the pieces of {whole} along dimension 0, the BATCH "
+                        f"({ast.unparse(it)} splits along dim 0): the time steps of a batch-first {whole} are "
+                        f"{whole}.unbind(1), or {whole}[:, t] for t in range({whole}.shape[1])")
+        return ""
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
+def _base(node):
+    """The name under subscripts and attributes: ``x`` of ``x[:, t].data``; None when there is none."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def inplace_write(argument: str) -> str:
+    """A line of a notebook function called by the running test that writes into its argument ``argument`` in
+    place (``x.sub_(1)``, ``x[:, t].pow_(2)``, ``x[...] = v``, ``x += v``), in words; ``""`` when none. Never fails."""
+    try:
+        for call, fn in _called_functions(every=True):
+            code = call.code
+            if argument not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+                continue
+            for node in ast.walk(fn):
+                how = None
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr.endswith("_") and not node.func.attr.startswith("_") \
+                        and _base(node.func.value) == argument:
+                    how = f".{node.func.attr}(), the in-place form of .{node.func.attr[:-1]}()"
+                elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and _base(t) == argument
+                                                          for t in node.targets):
+                    how = "an assignment into its entries"
+                elif isinstance(node, ast.AugAssign) and _base(node.target) == argument \
+                        and isinstance(call.given.get(argument), torch.Tensor):
+                    how = "an augmented assignment, in place on a tensor"
+                if how:
+                    return f"{_your_line(call, node.lineno)} writes into {argument} ({how})"
+        return ""
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
+def graph_cut() -> str:
+    """A line of a notebook function called by the running test that takes a value out of the autograd graph
+    (``with torch.no_grad():``, ``.detach()``, ``.data``), in words; ``""`` when none.
+    Never fails."""
+    try:
+        for call, fn in _called_functions():
+            for node in ast.walk(fn):
+                cut = None
+                if isinstance(node, ast.With) and any("no_grad" in ast.unparse(i.context_expr) for i in node.items):
+                    cut = "torch.no_grad()"
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                        "detach", "detach_"):
+                    cut = f".{node.func.attr}()"
+                elif isinstance(node, ast.Attribute) and node.attr == "data":
+                    cut = ".data"
+                if cut:
+                    return f"{_your_line(call, node.lineno)} cuts it ({cut})"
         return ""
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""

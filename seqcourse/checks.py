@@ -101,11 +101,19 @@ def _shape_hint(got: tuple, want: tuple, sizes: dict | None = None) -> str:
     """Why a shape may be wrong, from the two shapes alone (values are looked at by :func:`diagnose`); ``sizes``
     (``{"Tx": 4}``) names the sizes in play: an axis of one of them where another is asked is said so."""
     if len(got) == len(want) and sorted(got) == sorted(want):
-        return ("the same sizes in another order: axes swapped (batch_first? a transpose or permute missing or one "
-                "too many, or a view/reshape where a transpose was needed)")
+        from seqcourse import calltrace
+        rnn = calltrace.code_mentions({"batch_first", "LSTM", "GRU", "RNN", "rnn", "lstm", "gru"}) is not False
+        reshaped = calltrace.code_mentions({"reshape", "view", "flatten", "unflatten"}) is not False
+        return ("the same sizes in another order: axes swapped (" + ("batch_first? " if rnn else "")
+                + "a transpose or permute missing or one too many"
+                + (", or a view/reshape where a transpose was needed" if reshaped else "") + ")")
     if tuple(s for s in got if s != 1) == tuple(s for s in want if s != 1):
         if len(got) > len(want):
             return "an extra dimension of size 1 (index it with [0] or squeeze it)"
+        from seqcourse import calltrace
+        if calltrace.code_mentions({"squeeze"}):
+            return ("a dimension of size 1 is missing: your code calls .squeeze(), which removes EVERY axis of size 1 "
+                    "(the batch axis of a batch of one too): squeeze only the axis meant, .squeeze(k), or index it")
         return "a dimension of size 1 is missing (unsqueeze it)"
     if len(got) == len(want):
         diff = [d for d in range(len(got)) if got[d] != want[d]]
@@ -315,8 +323,9 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
         sq_e = e.reshape([s for s in e.shape if s != 1]) if e.numel() else e
         if sq_a.shape == sq_e.shape and close(sq_a, sq_e):
             more = a.dim() > e.dim()
-            return ("your values are right but with an extra dimension of size 1 (index [0] or squeeze it)" if more
-                    else "your values are right but a dimension of size 1 is missing (unsqueeze it)")
+            if more:
+                return "your values are right but with an extra dimension of size 1 (index [0] or squeeze it)"
+            return "your values are right but " + _shape_hint(tuple(a.shape), tuple(e.shape))
         if a.numel() == e.numel() and close(a.reshape(e.shape), e):
             merged = _merged_axes(_shape(a), _shape(e))
             return ("your values are right in memory order but the shape is wrong: " + merged if merged
@@ -822,6 +831,17 @@ def _type_name(t) -> str:
 
 
 def _type_hint(value, want) -> str:
+    if value is None and want is not type(None):
+        from seqcourse import calltrace
+        unreturned = calltrace.unreturned_result()
+        return f" ({unreturned})" if unreturned else (" (a function that ends without `return` gives None: is the "
+                                                      "result returned?)")
+    if want is int and type(value) is list and len(value) == 1:
+        from seqcourse import calltrace
+        kept = " (your code passes keepdim=True, which keeps it)" if calltrace.code_mentions({"keepdim"}) else ""
+        return (f" (a list of one number where the number itself is asked: a tensor with an extra axis of size 1, "
+                f"(B, 1) where (B,) is meant, turned into lists{kept}: drop that axis (no keepdim, x[:, 0] or "
+                "squeeze(-1)) before .tolist())")
     if want is int and isinstance(value, float):
         from seqcourse import calltrace
         taken = calltrace.max_values_taken()
@@ -977,6 +997,14 @@ def assert_unchanged(after, before, name: str = "input") -> None:
         bad = ~((a == b) | (torch.isnan(a) & torch.isnan(b)))
         if bad.any():
             idx = tuple(int(i) for i in bad.nonzero()[0])
+            from seqcourse import calltrace
+            argument = re.search(r"argument (\w+)$", name)
+            written = calltrace.inplace_write(argument.group(1)) if argument else ""
+            if written:
+                raise AssertionError(
+                    f"{name} was changed by your function: {int(bad.sum())} of {bad.numel()} entries differ after the "
+                    f"call (first at index {idx}: {b[idx].item():.6g} before, {a[idx].item():.6g} after): {written}; "
+                    "compute a new tensor instead (the out-of-place form, or on a .clone())")
             raise AssertionError(
                 f"{name} was changed by your function: {int(bad.sum())} of {bad.numel()} entries differ after the "
                 f"call (first at index {idx}: {b[idx].item():.6g} before, {a[idx].item():.6g} after); it writes into "
@@ -996,16 +1024,20 @@ def assert_gradient(grad, expected, name: str = "gradient", *, atol: float = 1e-
     it is not zero where the expected one is not (the path through time was cut: ``.detach()``, ``.data``,
     ``torch.no_grad()``, or a tensor rebuilt from numbers), then its values, with :func:`assert_close`.
     """
+    from seqcourse import calltrace
     e = _as_float64(expected, name)
     if grad is None:
+        cut = calltrace.graph_cut()
         raise AssertionError(f"{name}: no gradient arrived (it is None): the result was computed outside the "
                              "autograd graph (torch.no_grad(), .detach(), .data, .item() or a tensor rebuilt from "
-                             "numbers): keep every step a tensor operation on the inputs")
+                             "numbers): keep every step a tensor operation on the inputs" + (f"; {cut}" if cut else ""))
     g = _as_float64(grad, name)
     if g.shape == e.shape and _nontrivial(e, atol) and not _nontrivial(g, atol):
+        cut = calltrace.graph_cut()
         raise AssertionError(f"{name}: the gradient is zero, expected a largest entry of {e.abs().max().item():.4g}: "
                              "the path back to it is cut; a state detached between steps (.detach(), .data, "
-                             "torch.no_grad()) stops the gradient from flowing back through time")
+                             "torch.no_grad()) stops the gradient from flowing back through time"
+                             + (f"; {cut}" if cut else ""))
     assert_close(g, e, atol=atol, rtol=rtol, name=name, mistakes=mistakes)
 
 
@@ -1727,6 +1759,16 @@ _LINE_HINTS = (
      ".manual_seed(seed) does both)"),
     ("object is not iterable", r"\.extend\(|\+=", "a_list.extend(x) and a_list += x add the ITEMS of x, so x must be "
      "a list (or another iterable): one value is added with a_list.append(x) (or a_list += [x])"),
+    ("Expected total_length to be at least", r"total_length\s*=\s*[\w.]+(\.shape\[0\]|\.size\(0\))",
+     "total_length is the number of time steps the padded result must have (T of the input, its axis 1 when "
+     "batch-first: src.shape[1]); shape[0] / size(0) of a batch-first tensor is the batch size B"),
+    ("Boolean value of Tensor with more than one value is ambiguous", r"\bif\s+(not\s+)?[\w.\[\]]*\.grad\b(?!\s+is)",
+     "`if p.grad` asks whether a tensor of several values is true: to skip a parameter that has no gradient, ask "
+     "`if p.grad is not None`"),
+    ("takes 1 positional argument but 2 were given", r"\bnn\.[A-Z]\w*\(", "nn.Sigmoid, nn.Tanh, nn.ReLU, nn.Softmax "
+     "(capitalised) are layer CLASSES: calling the class builds a layer, and its arguments are options, not the "
+     "input; apply the function instead, torch.sigmoid(x) / torch.tanh(x) / torch.relu(x), or build the layer once "
+     "and call it, nn.Sigmoid()(x)"),
     ("mat1 and mat2 shapes cannot be multiplied", r"linear\(.*(\.T\b|\.t\(\)|\.mT\b|transpose\()",
      "F.linear(x, W, b) computes x @ W.T + b: it transposes W itself, so a W stored (out features, in features), as "
      "in nn.Linear and as the docstring's x @ W.T reads it, goes in as it is: F.linear(x, W, b), no .T"),
@@ -2590,6 +2632,17 @@ def _written_hint(line: str, values: list, msg: str = "") -> str | None:
     if part not in texts or value not in texts:
         return None
     whole = f" ({base} is {_fmt(texts[base])})" if base in texts else ""
+    index = stmt.targets[0].slice
+    elts = list(index.elts) if isinstance(index, ast.Tuple) else [index]
+    if base in texts and len(elts) == 2 and isinstance(elts[0], ast.Constant) and elts[0].value is Ellipsis \
+            and not isinstance(elts[1], ast.Slice):
+        full = tuple(texts[base])
+        axis = next((k for k in range(len(full)) if full[:k] + full[k + 1:] == tuple(texts[value])), None)
+        if axis is not None and axis != len(full) - 1:
+            at = ", ".join([":"] * axis + [ast.unparse(elts[1])])
+            return (f"{part} has shape {_fmt(texts[part])} but {value} has shape {_fmt(texts[value])}: `...` stands "
+                    f"for every axis BEFORE the index, so {part} picks position {ast.unparse(elts[1])} of the LAST "
+                    f"axis of {base} {_fmt(full)}; the place of {value}'s shape is {base}[{at}] (axis {axis})")
     return (f"{part} has shape {_fmt(texts[part])} but {value} has shape {_fmt(texts[value])}: {base} was "
             f"made with other sizes than what is written into it{whole}: check the line that creates it (made "
             "like another tensor, e.g. empty_like(x) or zeros_like(x), where the sizes of the values are needed?)")
@@ -2643,6 +2696,9 @@ def _attribute_hint(value: AttributeError) -> str | None:
         return (f"that object is a tuple of {len(obj)} ({items}) where a tensor is meant: a call that returns several "
                 "values (an encoder's (outputs, h), an nn.LSTM's (output, (h_n, c_n)), a cell's (h, c)) kept whole "
                 "in one name? unpack it where it is made, e.g. `_, h = encoder(...)`")
+    if isinstance(obj, types.FunctionType) and hasattr(torch.nn.Module, name):
+        return (f"{obj.__name__} is a plain function, not an nn.Module: call it as it is, {obj.__name__}(...); "
+                f".{name} belongs to modules (nn.LSTMCell, nn.Linear, ...)")
     if type(obj) is list and hasattr(torch.Tensor, name):
         return (f"that object is a Python {type(obj).__name__}, where a tensor is meant (a {type(obj).__name__} has "
                 f"no .{name}): a .tolist() or a comprehension made it one; keep the tensor where it goes on to "
@@ -2693,6 +2749,35 @@ def _joined_sizes(values: list) -> str:
                 sizes = " + ".join(f"{t} {int(v.shape[-1])}" for t, v in parts)
                 return f" (the parts joined: {sizes} = {sum(int(v.shape[-1]) for _, v in parts)})"
     return ""
+
+def _cat_axis_note(values: list, env: dict, built: int) -> str:
+    """A torch.cat on the line that joins along another axis than the features a layer built for ``built`` inputs
+    needs: without ``dim=`` (dimension 0, the batch) where the parts' last axes add up to ``built``, or a list of
+    ``(B, built)`` items joined along their existing axis where a new one (torch.stack) is meant; in words, else
+    ``""``."""
+    for text, value, node in values:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "cat", "concat", "concatenate") and node.args):
+            continue
+        dim = next((k.value for k in node.keywords if k.arg == "dim"), node.args[1] if len(node.args) > 1 else None)
+        if isinstance(node.args[0], (ast.List, ast.Tuple)):
+            parts = [_value_at(e, values) for e in node.args[0].elts]
+        else:
+            held = env.get(node.args[0].id) if isinstance(node.args[0], ast.Name) else None
+            parts = list(held) if isinstance(held, (list, tuple)) else []
+        if not parts or not all(isinstance(v, torch.Tensor) and v.dim() for v in parts):
+            continue
+        shapes = " and ".join(dict.fromkeys(_fmt(tuple(v.shape)) for v in parts))
+        if dim is None and sum(int(v.shape[-1]) for v in parts) == built and parts[0].dim() > 1:
+            return (f"{ast.unparse(node)} has no dim=, so it joins the parts ({shapes}) along dimension 0, the batch "
+                    f"(more rows); their features add up to the {built} the layer takes when joined along the last "
+                    "axis: torch.cat([...], dim=-1)")
+        if dim is not None and all(int(v.shape[-1]) == built for v in parts) and len(parts) > 1:
+            return (f"{ast.unparse(node)} joins the {len(parts)} items ({shapes}) along an axis they already have, "
+                    f"which grows {len(parts)} times; torch.stack({ast.unparse(node.args[0])}, dim={ast.unparse(dim)}) "
+                    f"puts them along a NEW axis (a time axis of {len(parts)} steps), keeping the {built} features last")
+    return ""
+
 
 def _unpacked_parameters_hint(line: str, env: dict) -> str | None:
     """``a, b, c, d = module.parameters()`` (or ``.children()``, ``.buffers()``) with another number of names than
@@ -2845,6 +2930,10 @@ def _shape_hint_at(msg: str, line: str, env: dict, source: str = "") -> str | No
                                 f"it has {fed} on its last axis{_joined_sizes(values)}; {other[0]} is built for "
                                 f"{fed} input features (and the same {layer.out_features} outputs): is {other[0]} "
                                 f"the layer meant for that tensor?")
+                    cat = _cat_axis_note(values, env, built)
+                    if cat:
+                        return (f"{text} is an nn.Linear built for {built} input features, but the tensor you give "
+                                f"it has {fed} on its last axis: {cat}")
                     if fed == layer.out_features != built:      # its own output given to it again
                         return (f"{text} is an nn.Linear from {built} features to {fed}, and the tensor you give "
                                 f"it has {fed} on its last axis, its OUTPUT size: that tensor already went through "
@@ -3971,6 +4060,11 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             specific, hint = True, called
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
+    if mine and re.search(r"doesn't match hidden|Input batch size|Expected hidden", msg):
+        from seqcourse import calltrace
+        looped = calltrace.batch_axis_loop()
+        if looped:
+            specific, hint = True, looped
     said_for_line = next((h for key, pattern, h in _LINE_HINTS if key in msg and (
         re.search(pattern, line_raised) or re.search(pattern, deepest.line or ""))), "")
     if said_for_line:            # the error and the student's own call say the cause together

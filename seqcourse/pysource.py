@@ -73,9 +73,69 @@ def precedence_note(line: str) -> str:
             a, b, c = (ast.unparse(x) for x in (node.left.left, node.left.right, node.right))
             op = "+" if isinstance(node.op, ast.Add) else "-"
             said, meant = f"({a} / {b}) {op} {c}", f"{a} / ({b} {op} {c})"
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) \
+                and isinstance(node.right, ast.BinOp) and isinstance(node.right.op, ast.Mult) \
+                and isinstance(node.right.left, ast.Constant) and node.right.left.value == 1 \
+                and not written_in_parentheses(node, node.right):      # n + 1 * H: a product with 1 is never meant
+            a, b = ast.unparse(node.left), ast.unparse(node.right.right)
+            op = "+" if isinstance(node.op, ast.Add) else "-"
+            said, meant = f"{a} {op} (1 * {b})", f"({a} {op} 1) * {b}"
         if said:
             return (f" (Python reads {ast.unparse(node)} as {said}: if you mean {meant}, write the parentheses)")
     return ""
+
+
+def batch_axis_note(line: str) -> str:
+    """A softmax (or log_softmax) of one line taken over dimension 0, the batch axis of every batch-first tensor of
+    the course, in words (`` (log_softmax(..., dim=0) normalises over axis 0, the batch: ...)``); ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split(" #")[0].strip())
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+            if name not in ("softmax", "log_softmax"):
+                return_dim = None
+            else:
+                method = isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value) not in ("F", "torch")
+                dim = next((k.value for k in node.keywords if k.arg == "dim"),
+                           node.args[0 if method else 1] if len(node.args) > (0 if method else 1) else None)
+                return_dim = dim.value if isinstance(dim, ast.Constant) else None
+            if return_dim == 0:
+                return (f" ({name}(..., dim=0) normalises over axis 0, the batch: each column of scores across the "
+                        "examples; the classes (or positions) it must share out are on the last axis, dim=-1)")
+    return ""
+
+
+_RARE_KEYWORDS = {     # options that change a call's values and that no exercise of the course asks for
+    "label_smoothing": "moves that share of each target's probability onto all the classes, so the loss is another "
+                       "number (a regulariser, not the cross-entropy the docstring asks for)",
+    "max_norm": "rescales what it returns (or looks up) to that norm",
+    "proj_size": "projects each state to that many features",
+}
+
+
+def rare_keyword_note(line: str) -> str:
+    """A call of one line given an option that changes its values and that no exercise asks for
+    (``label_smoothing=0.1``), in words; ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split(" #")[0].strip())
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for k in node.keywords:
+                if k.arg in _RARE_KEYWORDS and not (isinstance(k.value, ast.Constant) and k.value.value in (None, 0, 0.0)):
+                    return f" ({k.arg}={ast.unparse(k.value)} {_RARE_KEYWORDS[k.arg]}: leave that option out)"
+    return ""
+
+
+def line_notes(line: str) -> str:
+    """What one line of source alone says of a likely slip: the grouping Python reads (:func:`precedence_note`), a
+    softmax over the batch axis (:func:`batch_axis_note`), an option no exercise asks for
+    (:func:`rare_keyword_note`)."""
+    return precedence_note(line) + batch_axis_note(line) + rare_keyword_note(line)
 
 
 def swapped_arguments(node: ast.Call, names) -> str | None:

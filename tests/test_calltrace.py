@@ -651,3 +651,17 @@ def test_a_nan_made_by_a_product_with_an_infinity_is_named_as_such():
         assert calltrace.INFINITY_PRODUCT in calltrace._from_infinity_product(line), line
     for line in ('e = e.masked_fill(~m, float("-inf"))', "e = torch.where(m, e, float('-inf'))", "e = e * 2.0"):
         assert calltrace._from_infinity_product(line) == "", line
+
+
+def test_a_named_line_says_a_softmax_over_the_batch_axis_an_option_not_asked_and_n_plus_1_times_h():
+    """Trial 22w's ch01-w01e (log_softmax(..., dim=0)), ch01-w01d (label_smoothing=0.1) and ch03-w03c
+    (weight[n*H:n+1*H]): each line says what it does; lines that do what the course asks say nothing."""
+    from seqcourse import pysource
+
+    assert "the batch" in pysource.line_notes("loss = F.nll_loss(F.log_softmax(model(x), dim=0), y)")
+    assert "the batch" in pysource.line_notes("w = energies.softmax(0)")
+    assert "label_smoothing=0.1" in pysource.line_notes("loss = F.cross_entropy(model(x), y, label_smoothing=0.1)")
+    assert "(n + 1) * H" in pysource.line_notes("W = {k: w[n*H:n+1*H] for n, k in enumerate(GATES)}")
+    for line in ("w = torch.softmax(e, dim=-1)", "p = F.log_softmax(s, dim=2)", "loss = F.cross_entropy(s, y)",
+                 "W = w[n * H:(n + 1) * H]", "e = F.cross_entropy(s, y, label_smoothing=0.0)"):
+        assert pysource.line_notes(line) == "", line
