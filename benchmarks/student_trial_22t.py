@@ -331,8 +331,7 @@ VERDICTS: dict[str, tuple[str, str]] = {
 
 def main(argv=None):
     """Trial 22d's command line and report, on this trial's cases and verdicts."""
-    report.first_view = report.first_view_past_warnings     # a warning on stderr is not a failure
-    report.run_trial(sys.modules[__name__], "/tmp/student_trial_22t", argv)
+    report.trial_main(sys.modules[__name__], "/tmp/student_trial_22t", argv)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import contextlib
 import functools
 import itertools
 import linecache
+import re
 import sys
 
 import torch
@@ -155,6 +156,66 @@ def _returned(returned) -> dict:
 ALIASES: dict = {}     # id(code) of a test's stand-in for an earlier part -> (code, that part's name) (use_reference)
 
 
+def _unusual_option(m) -> str:
+    """An option a layer was built with that changes what it computes and that no exercise asks for, in words;
+    ``""`` when none."""
+    if isinstance(m, torch.nn.Embedding) and m.max_norm is not None:
+        return (f"max_norm={m.max_norm:g}: nn.Embedding then rescales every row it looks up to a norm of at most "
+                f"{m.max_norm:g} (and writes the rescaled rows into its weights)")
+    if isinstance(m, torch.nn.RNNBase) and getattr(m, "proj_size", 0):
+        return f"proj_size={m.proj_size}: nn.LSTM then projects each state h to {m.proj_size} features"
+    if isinstance(m, torch.nn.RNNBase) and m.dropout and m.training and m.num_layers > 1:
+        return f"dropout={m.dropout:g}: in training mode it zeroes random features between the layers"
+    return ""
+
+
+def _options(frame) -> dict:
+    """``{"self.embedding": words}``: the layers of a call's module arguments built with an option that changes what
+    they compute and that no exercise asks for (see :func:`_unusual_option`)."""
+    out = {}
+    for name, v in list(frame.f_locals.items()):
+        if isinstance(v, torch.nn.Module):
+            for path, m in v.named_modules():
+                said = _unusual_option(m)
+                if said:
+                    out[f"{name}.{path}" if path else name] = said
+    return out
+
+
+def _masked_fill_note(call, line: str, ref) -> str:
+    """For a line that fills with ``x.masked_fill(mask, v)`` a mask that holds the reference's value of that name
+    (True at the REAL positions): masked_fill writes where the mask is True, in words; ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split("  #")[0].strip())
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "masked_fill", "masked_fill_") and node.args:
+            base = node.args[0]          # mask, mask.unsqueeze(-1), mask[..., None]: the name under the view
+            while isinstance(base, ast.Subscript) or isinstance(base, ast.Call) and isinstance(
+                    base.func, ast.Attribute) and base.func.attr in ("unsqueeze", "view", "reshape", "expand_as"):
+                base = base.value if isinstance(base, ast.Subscript) else base.func.value
+            if isinstance(base, ast.Name) and base.id in call.first and _differs(call.first[base.id][0],
+                                                                                ref(base.id)) is False:
+                value = call.first[base.id][0]
+                if isinstance(value, torch.Tensor) and value.dtype == torch.bool:
+                    return (f" (your `{base.id}` is the reference's, and masked_fill({ast.unparse(node.args[0])}, ...) "
+                            f"writes where it is TRUE: if `{base.id}` is True at the real positions, that overwrites "
+                            f"them and keeps the padding; ~{base.id} (or {base.id} == 0) selects the padding)")
+    return ""
+
+
+def _option_note(call, line: str) -> str:
+    """For a line that calls a layer built with an option that changes its values (:func:`_options`): that layer and
+    option, in words; ``""`` otherwise."""
+    for path, said in (getattr(call, "options", None) or {}).items():
+        if re.search(re.escape(path) + r"\b", line):
+            return (f" ({path} is built with {said}, which the docstring does not ask: build it without that "
+                    "option)")
+    return ""
+
+
 def _cell_frames(frame) -> list:
     """The frames of notebook cells from ``frame`` outwards (one walk of the stack; PyTorch's and the course's own
     frames between them left out)."""
@@ -243,6 +304,7 @@ class Recorder:
         self.seen.add(key)
         call = Call(line, code, signature, arguments(frame), self.counter)
         call.shared = _shared(frame)
+        call.options = _options(frame)
         self.calls.append(call)
         return call
 
@@ -336,6 +398,7 @@ class Call:
         self.made, self.end = None, None          # filled at its return (None: it raised)
         self.where = None                         # (k, how) of a variable whose k-th value goes wrong (_verdict)
         self.shared = None                        # layers a module argument holds under two names (_shared)
+        self.options = {}                         # its layers built with an option that changes values (_options)
         self.returned_at = None                   # the line it returned from
         self.rebound = {}                         # argument -> the line that first binds it again
         self.raised = False                       # it ended by raising an exception
@@ -1215,7 +1278,9 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
         return (given + f"`{var}` is the first variable whose value differs from the reference's `{var}` where it is "
                 f"first made{numbers(call.first[var][0], var) or _how(call.first[var][0], ref(var) or {})}"
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
-                + (f': look at your line "{line}"{pysource.precedence_note(line)}{_swapped_arguments(line)}'
+                + (f': look at your line "{line}"{_option_note(call, line)}{_masked_fill_note(call, line, ref)}'
+                   f'{pysource.precedence_note(line)}'
+                   f'{_swapped_arguments(line)}'
                    f'{_negative_counter(call, line)}{_view_note(call, line)}'
                    if line else "")
                 + (f" (compared with the reference's line that makes `{var}`: {diff})" if diff else "")
@@ -1311,6 +1376,23 @@ def _latest_call(qualname: str, var: str):
                  if call.code.co_qualname == qualname and var in call.first), None)
 
 
+def value_as_reference(qualname: str, var: str) -> bool:
+    """Whether ``var``, made once in the latest recorded call of ``qualname``, holds the reference's value there
+    (given the reference's inputs): an edit of the line that makes it cannot be the student's mistake. Never fails:
+    False when unknown."""
+    try:
+        call = _latest_call(qualname, var)
+        if call is None or call.count.get(var, 1) != 1 or not _given_as_reference(
+                call, lambda n: hints.reference_value(call.line, qualname, call.signature, n)):
+            return False
+        ref = hints.reference_value(call.line, qualname, call.signature, var)
+        if hints.reference_value(call.line, qualname, call.signature, f"{var}#n") is not None:
+            return False
+        return _differs(call.first[var][0], ref) is False
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return False
+
+
 def lines_mention(qualname: str, var: str, words: set, expr: str | None = None) -> bool | None:
     """Whether any line of the latest recorded call of ``qualname`` that binds ``var`` names one of ``words`` (a
     variable, or an attribute or method such as ``sigmoid``) and, when ``expr`` is given, holds that expression
@@ -1361,25 +1443,63 @@ _PURE = {"sigmoid", "tanh", "relu", "softmax", "log_softmax", "exp", "log", "sqr
          "index_select", "norm", "roll", "tril", "triu", "lerp", "maximum", "minimum"}
 
 
+def _your_line(call, lineno: int) -> str:
+    """'your line "..." in f': a line of the function of ``call``, as the messages name it."""
+    return f'your line "{linecache.getline(call.code.co_filename, lineno).strip()}" in {call.code.co_qualname}'
+
+
+def _called_functions(every: bool = False):
+    """``(call, function node)`` of each notebook function called by the test cell that runs (or ran last), the
+    first call of each function only (``every``: each recorded call, latest first), in the order they started."""
+    rec = _current[0] if _current else None
+    seen = set()
+    for call in (reversed(rec.calls) if every else rec.calls) if rec is not None else []:
+        code = call.code
+        if code in seen and not every or not _is_cell(code.co_filename):
+            continue
+        seen.add(code)
+        tree = _cell_tree(code.co_filename)
+        fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and n.name == code.co_name and n.lineno <= code.co_firstlineno + len(n.decorator_list)
+                   and n.lineno >= code.co_firstlineno), None) if tree is not None else None
+        if fn is not None:
+            yield call, fn
+
+
+def code_mentions(words) -> bool | None:
+    """Whether the source of a notebook function called by the running test names one of ``words`` (as a name or an
+    attribute: ``reshape`` in ``x.reshape(...)``); None when no call was recorded. Never fails."""
+    try:
+        found = None
+        for _, fn in _called_functions():
+            found = bool(pysource.identifiers(fn) & set(words)) or bool(found)
+            if found:
+                return True
+        return found
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return None
+
+
 def discarded_value() -> str:
     """A statement of a notebook function called by the test cell that runs (or ran last) which computes a value and
     throws it away (``f.sigmoid()``, ``torch.tanh(g)``, ``ids + [EOS]`` on a line of their own: PyTorch's methods and
-    ``+`` make a new value and change nothing), in words; ``""`` when there is none. Never fails."""
+    ``+`` make a new value and change nothing), or that adds a tensor to a list with ``+=`` (which adds the tensor's
+    rows, one item each), in words; ``""`` when there is none. Never fails."""
     try:
-        rec = _current[0] if _current else None
-        seen = set()
-        for call in (rec.calls if rec is not None else []):
-            code = call.code
-            if code in seen or not _is_cell(code.co_filename):
-                continue
-            seen.add(code)
-            tree = _cell_tree(code.co_filename)
-            fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                       and n.name == code.co_name and n.lineno <= code.co_firstlineno + len(n.decorator_list)
-                       and n.lineno >= code.co_firstlineno), None) if tree is not None else None
-            if fn is None:
-                continue
+        for call, fn in _called_functions():
+            lists = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign)
+                     and (isinstance(n.value, ast.List) or isinstance(n.value, ast.Call)
+                          and isinstance(n.value.func, ast.Name) and n.value.func.id == "list")
+                     for t in n.targets if isinstance(t, ast.Name)}
             for node in (m for stmt in fn.body for m in ast.walk(stmt)):
+                if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
+                        and isinstance(node.target, ast.Name) and node.target.id in lists \
+                        and isinstance(node.value, ast.Name) \
+                        and isinstance(call.first.get(node.value.id, (None,))[0], torch.Tensor):
+                    t, v = node.target.id, node.value.id
+                    return (f"{_your_line(call, node.lineno)} adds a tensor to the list {t} with +=, which adds the tensor's ITEMS "
+                            f"(its rows along the first axis, one list item each), not the tensor: {t}.append({v}) "
+                            "adds it as one item")
                 if not isinstance(node, ast.Expr):
                     continue
                 v = node.value
@@ -1396,9 +1516,51 @@ def discarded_value() -> str:
                               else ast.unparse(v.left) if isinstance(v, ast.BinOp) and isinstance(v.left, ast.Name)
                               else None)
                     keep = f": write {target} = {text}{inplace}" if target else ": assign it to a name"
-                    return (f"your line \"{linecache.getline(code.co_filename, node.lineno).strip()}\" in "
-                            f"{code.co_qualname} computes a new value and throws it away ({text} changes nothing by "
+                    return (f"{_your_line(call, node.lineno)} computes a new value and throws it away ({text} changes nothing by "
                             f"itself){keep}")
+        return ""
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
+def max_values_taken() -> str:
+    """A line of a notebook function called by the running test that takes the VALUES of a max (``x.max(dim)[0]``,
+    ``.values``, ``torch.max(x, dim)[0]``) where positions (token ids) are meant, in words; ``""`` when none. Never
+    fails."""
+    try:
+        for call, fn in _called_functions():
+            for node in ast.walk(fn):
+                inner = node.value if isinstance(node, (ast.Subscript, ast.Attribute)) else None
+                if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                        and inner.func.attr == "max" and (len(inner.args) + len(inner.keywords)
+                                                          >= (2 if ast.unparse(inner.func.value) == "torch" else 1))):
+                    continue
+                first = (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+                         and node.slice.value == 0) or (isinstance(node, ast.Attribute) and node.attr == "values")
+                if first:
+                    return (f"{_your_line(call, node.lineno)} takes {ast.unparse(node)}: max over an "
+                            "axis returns (values, indices), and [0] (.values) are the largest SCORES; the positions "
+                            "(the token ids) are its [1] (.indices), or x.argmax(dim)")
+        return ""
+    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
+        return ""
+
+
+def zero_factor() -> str:
+    """A line of a notebook function called by the running test that multiplies by an argument which is 0 in that
+    call (``score / length * alpha`` with alpha = 0): every value made from it is 0; in words, ``""`` when none.
+    Never fails."""
+    try:
+        for call, fn in _called_functions(every=True):
+            zeros = {n: v for n, v in call.given.items() if type(v) in (int, float) and v == 0}
+            for node in ast.walk(fn) if zeros else ():
+                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                    name = next((x.id for x in (node.left, node.right) if isinstance(x, ast.Name) and x.id in zeros),
+                                None)
+                    if name:
+                        return (f"{_your_line(call, node.lineno)} multiplies by {name}, which is "
+                                f"{zeros[name]!r} in this test, so what it makes is 0: is {name} meant as a factor "
+                                f"there (an exponent is written **, and ** binds before * and /)?")
         return ""
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""
@@ -1492,9 +1654,34 @@ def first_nan() -> str:
         line = linecache.getline(call.code.co_filename, lineno).strip()
         return (f"the first variable that holds NaN is `{name}` in {call.code.co_qualname}"
                 + (f', made at your line "{line}"' if line else "") + " (what it was given holds none)"
-                + (_from_infinite(call, name, line, stamp) or _from_division(line)) + _given_otherwise(rec, call))
+                + (_from_infinite(call, name, line, stamp) or _from_infinity_product(line) or _from_division(line))
+                + _given_otherwise(rec, call))
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""
+
+
+INFINITY_PRODUCT = "0 * -inf is NaN"     # the words of _from_infinity_product: the cause is said
+
+
+def _from_infinity_product(line: str) -> str:
+    """The NaN made at a line that multiplies by an infinity (``(1 - mask) * float("-inf")``): 0 * inf is NaN, not
+    0, in words; ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split("  #")[0].strip())
+    except SyntaxError:
+        return ""
+
+    def infinite(node) -> bool:
+        text = ast.unparse(node).replace(" ", "")
+        return any(w in text for w in ("float('-inf')", "float('inf')", "float('-Infinity')", ".inf", "float('infinity')")) \
+            or (isinstance(node, ast.Constant) and isinstance(node.value, float) and abs(node.value) == float("inf"))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and (infinite(node.left) or infinite(node.right)):
+            return (f": the line multiplies by an infinity ({ast.unparse(node)}), and {INFINITY_PRODUCT} (not 0), so "
+                    "every 0 of the other factor becomes NaN: put -inf in without a product, "
+                    "x.masked_fill(~mask, float('-inf')) or torch.where(mask, x, float('-inf'))")
+    return ""
 
 
 def _from_division(line: str) -> str:

@@ -166,6 +166,9 @@ def _shape_hint(got: tuple, want: tuple, sizes: dict | None = None) -> str:
                         f"an extra axis {k} of size {long[k]}: every step kept where one is asked (index it), or "
                         f"a reduction over it missing?")
     if math.prod(got) == math.prod(want):
+        from seqcourse import calltrace
+        if calltrace.code_mentions({"reshape", "view", "flatten", "unflatten"}) is False:   # not the student's
+            return "the same number of entries in another shape"
         return "the same number of entries in another shape (a reshape/view where a transpose was needed?)"
     return ""
 
@@ -409,7 +412,7 @@ def diagnose(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, mistak
                 f"{_factor_name(scaled, sizes, 'a scale missing, doubled or of the wrong size?', rel=1e-2)}")
     if ee > 0 and int((e.abs() > 10 * atol).sum()) >= 2:
         for d in range(n):
-            if a.shape[d] < 2:
+            if a.shape[d] < 2 or a.numel() // a.shape[d] < 2:    # one entry per slice: any values fit a factor
                 continue
             dims = [x for x in range(n) if x != d]
             num = (a * e).sum(dim=dims, keepdim=True)
@@ -555,6 +558,8 @@ def _edits_of_changed_lines(text: str) -> str:
                 names = [set(), set()]
             if names[0] != names[1] and calltrace.line_as_reference(m.group(3), m.group(4)):
                 continue
+            if calltrace.value_as_reference(m.group(3), m.group(4)):   # the student's value there is right: the
+                continue                                                 # edit is an equivalent fix elsewhere
             if calltrace.bound_fewer_times(m.group(3), m.group(4)):    # the line it edits is not in the student's
                 continue                                                 # code: the reference's loop makes it again
             try:
@@ -599,9 +604,15 @@ def _squashed(a: torch.Tensor, e: torch.Tensor, close) -> str:
     (log-)probabilities normalised over another axis than ``e``'s last; ``""`` when none of these."""
     if not (bool(torch.isfinite(a).all()) and bool(torch.isfinite(e).all())):
         return ""
+    nothing_kept = bool((a == 0).all()) and not close(a, e)    # no evidence of a ReLU, which keeps positive entries
+    if bool(((a == 0) & ~torch.isclose(a, e)).any()):         # zeros where values are expected
+        from seqcourse import calltrace
+        zero = calltrace.zero_factor()
+        if zero:
+            return zero
     for name, f in (("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("ReLU", torch.relu)):
         # where the function changes nothing (tanh of tiny values, ReLU of positive ones) it is no evidence
-        if not close(f(e), e) and close(a, f(e)):
+        if not close(f(e), e) and close(a, f(e)) and not (name == "ReLU" and nothing_kept):
             if name == "ReLU":
                 return ("your values are the expected ones with every negative entry set to 0: a ReLU (or clamp) "
                         "where none is asked?")
@@ -746,7 +757,10 @@ def assert_close(actual, expected, *, atol: float = 1e-5, rtol: float = 1e-5, na
     if torch.isnan(a).any() and not torch.isnan(e).any():
         from seqcourse import calltrace
         made = calltrace.first_nan()
-        raise AssertionError(f"{name}: contains NaN (at index {tuple(torch.isnan(a).nonzero()[0].tolist())}); "
+        at = tuple(torch.isnan(a).nonzero()[0].tolist())
+        if _nan_cause_said(made):
+            raise AssertionError(f"{name}: contains NaN (at index {at}); {made}")
+        raise AssertionError(f"{name}: contains NaN (at index {at}); "
                              + (f"{made}; " if made else "") + "NaN "
                              "comes from 0/0 (inf / inf: torch.exp of a large energy overflows to inf, which softmax "
                              "avoids by subtracting the largest first), from the log (or torch.logit, sqrt) of a "
@@ -808,6 +822,11 @@ def _type_name(t) -> str:
 
 
 def _type_hint(value, want) -> str:
+    if want is int and isinstance(value, float):
+        from seqcourse import calltrace
+        taken = calltrace.max_values_taken()
+        if taken:
+            return f" ({taken})"
     if want in (int, float) and isinstance(value, torch.Tensor):
         return " (convert a one-element tensor with .item())" if value.numel() == 1 else ""
     if want is torch.Tensor and isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -990,6 +1009,12 @@ def assert_gradient(grad, expected, name: str = "gradient", *, atol: float = 1e-
     assert_close(g, e, atol=atol, rtol=rtol, name=name, mistakes=mistakes)
 
 
+def _nan_cause_said(made: str) -> bool:
+    """Whether calltrace's words on where NaN is made (:func:`calltrace.first_nan`) say the cause."""
+    from seqcourse import calltrace
+    return any(w in made for w in ("holds -inf", "holds inf", "0 / 0 gives NaN", calltrace.INFINITY_PRODUCT))
+
+
 def assert_softmax(weights, name: str = "weights", *, dim: int = -1, mask=None, axes: tuple | None = None,
                    atol: float = 1e-5) -> None:
     """Fail unless ``weights`` are attention weights: no NaN, each slice along ``dim`` sums to 1 and, with a
@@ -1010,7 +1035,7 @@ def assert_softmax(weights, name: str = "weights", *, dim: int = -1, mask=None, 
         idx = tuple(int(i) for i in torch.isnan(w).nonzero()[0])
         from seqcourse import calltrace
         made = calltrace.first_nan()
-        if "holds -inf" in made or "holds inf" in made or "0 / 0 gives NaN" in made:
+        if _nan_cause_said(made):
             raise AssertionError(f"{name}: contains NaN (first at index {idx}): {made}")
         raise AssertionError(f"{name}: contains NaN (first at index {idx}): a softmax gives NaN over entries that are "
                              f"all -inf, or over entries of which one is +inf (a mask filled with float('inf') where "
@@ -1695,7 +1720,22 @@ _DOUBLE_FLOAT = ("a float64 (double) tensor and a float32 one in one product: Py
                  "tensor made in float64 (dtype=torch.float64, .double(), torch.from_numpy of a NumPy array) meets the "
                  "float32 ones: keep one dtype, converting where it is made (.to(other.dtype), or .float())")
 
+# errors whose cause the line that raised them names: (part of the message, a pattern of that line, the hint)
+_LINE_HINTS = (
+    ("Cannot access accelerator device", r"Generator\(", "torch.Generator(...)'s argument is a DEVICE ('cpu'), not "
+     "a seed: make the generator with torch.Generator() and seed it with .manual_seed(seed) (torch.Generator()"
+     ".manual_seed(seed) does both)"),
+    ("object is not iterable", r"\.extend\(|\+=", "a_list.extend(x) and a_list += x add the ITEMS of x, so x must be "
+     "a list (or another iterable): one value is added with a_list.append(x) (or a_list += [x])"),
+    ("mat1 and mat2 shapes cannot be multiplied", r"linear\(.*(\.T\b|\.t\(\)|\.mT\b|transpose\()",
+     "F.linear(x, W, b) computes x @ W.T + b: it transposes W itself, so a W stored (out features, in features), as "
+     "in nn.Linear and as the docstring's x @ W.T reads it, goes in as it is: F.linear(x, W, b), no .T"),
+)
+
 _ERROR_HINTS = _SELF_EXPLAINED + (
+    ("Unknown nonlinearity", "nn.RNN's positional arguments are (input_size, hidden_size, num_layers, nonlinearity, "
+     "bias, batch_first, ...): a fourth positional argument is the nonlinearity ('tanh' or 'relu'), so options "
+     "given by position land in other slots: pass them by name, nn.RNN(input_size, hidden_size, batch_first=True)"),
     ("double != float", _DOUBLE_FLOAT), ("float != double", _DOUBLE_FLOAT), ("Double and Float", _DOUBLE_FLOAT),
     ("Float and Double", _DOUBLE_FLOAT), ("scalar type Double but found Float", _DOUBLE_FLOAT),
     ("scalar type Float but found Double", _DOUBLE_FLOAT),
@@ -2062,10 +2102,10 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
             for (ta, a), (tb, b) in itertools.combinations(got, 2):
                 if not _broadcasts(a.shape, b.shape) and (sizes is None or _meet(a.shape, b.shape) & {
                         frozenset(sizes)}):
-                    pairs.append((ta, a, tb, b))
+                    pairs.append((ta, a, tb, b, node))
     if not pairs:
         return None
-    ta, a, tb, b = pairs[-1]          # the innermost pair (ast.walk goes outside in)
+    ta, a, tb, b, node = pairs[-1]          # the innermost pair (ast.walk goes outside in)
     sa, sb = tuple(a.shape), tuple(b.shape)
     n = max(len(sa), len(sb))
     pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
@@ -2078,6 +2118,13 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
                 f"(t, s), one score per row of each ({_fmt(sa[:-1] + (sb[-2],))}), give each its own axis, "
                 f"({wrap(ta)}[..., :, None, :] * {wrap(tb)}[..., None, :, :]).sum(-1), or take the product "
                 f"{wrap(ta)} @ {wrap(tb)}.transpose(-2, -1)")
+    for square, rows, tsq in ((sa, sb, ta), (sb, sa, tb)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and len(square) == 2 == len(rows) \
+                and square[0] == square[1] == rows[1] != rows[0]:
+            return (hint + f"; a vector per row times the square matrix {tsq}, entry by entry: a product with a "
+                    f"diagonal matrix, diag(v) {tsq} (a Jacobian such as diag(1 - h^2) W), scales the ROWS of {tsq} "
+                    f"by v, and a batch of row vectors g meets it as g @ diag(v) @ {tsq} = (g * v) @ {tsq}: "
+                    "multiply the vectors entry by entry first, then take the matrix product")
     for extra, other, text in ((sa, sb, ta), (sb, sa, tb)):
         if len(extra) == len(other) + 1 and extra[-1] == 1 and extra[:-1] == other:
             return (hint + f"; {text} has a last axis of size 1 that {_fmt(other)} does not have: was it made with "
@@ -3924,8 +3971,13 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             specific, hint = True, called
     if isinstance(value, NotImplementedError) and (deepest.line or "").startswith("raise NotImplementedError"):
         msg, hint = "this part is not written yet", "replace that line with your code"
+    said_for_line = next((h for key, pattern, h in _LINE_HINTS if key in msg and (
+        re.search(pattern, line_raised) or re.search(pattern, deepest.line or ""))), "")
+    if said_for_line:            # the error and the student's own call say the cause together
+        specific, hint = True, said_for_line
     specific = specific or any(key in msg for key, _ in _SELF_EXPLAINED)
-    if "what you get with" not in msg and "Likely cause" not in msg and not specific:   # own values say more
+    if "what you get with" not in msg and "Likely cause" not in msg and not specific \
+            and "0 * -inf is NaN" not in msg:   # own values say more
         edit = _error_edit_hint(outer.line or "", ename, str(value))
         if made and not any(f"computes `{n}`" in edit for n in made[1]):
             edit = ""             # an edit elsewhere than the line the shapes point to: it would contradict them

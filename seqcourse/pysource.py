@@ -29,8 +29,8 @@ def names_read(line: str) -> set | None:
 
 def precedence_note(line: str) -> str:
     """How Python groups an expression of one line where students often mean another grouping, in words
-    (``" (Python reads B * H ** 0.5 as B * (H ** 0.5): ** binds first; ...)"``), or ``""``: ``**`` after ``*`` or
-    ``/`` (not after a number: ``2 * x ** 2``), ``a / b * c`` (not ``a / (b * c)``), ``r * h @ W`` (not ``r * (h @ W)``: * and @ bind alike,
+    (``" (Python reads B * H ** 0.5 as B * (H ** 0.5): ** binds first; ...)"``), or ``""``: ``**`` after ``*`` (not
+    after a number or a call: ``2 * x ** 2``; not after ``/``: ``x / D ** 0.5`` is the usual scaling, trial 22v's ch09-v09c), ``a / b * c`` (not ``a / (b * c)``), ``r * h @ W`` (not ``r * (h @ W)``: * and @ bind alike,
     left to right), and ``a / b + eps`` (not ``a / (b + eps)``)."""
     text = line.split(" #")[0].strip()
     try:
@@ -49,11 +49,10 @@ def precedence_note(line: str) -> str:
         return before.endswith("(") or text[start - 1:start] == "(" or (
             child is parent.left and text[offsets[parent.lineno - 1] + parent.col_offset] == "(")
 
-    muldiv = (ast.Mult, ast.Div)
     for node in ast.walk(tree):
         said = meant = None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, muldiv) and isinstance(node.right, ast.BinOp) \
-                and isinstance(node.right.op, ast.Pow) and not isinstance(node.left, ast.Constant) \
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and isinstance(node.right, ast.BinOp) \
+                and isinstance(node.right.op, ast.Pow) and not isinstance(node.left, (ast.Constant, ast.Call)) \
                 and not written_in_parentheses(node, node.right) \
                 and isinstance(node.right.left, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
             said = f"{ast.unparse(node.left)} {'*' if isinstance(node.op, ast.Mult) else '/'} ({ast.unparse(node.right)})"

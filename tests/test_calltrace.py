@@ -621,7 +621,9 @@ def test_a_named_line_says_how_python_groups_an_operator_students_misread():
     for line in ("z = (B * H) ** 0.5", "q = 2 * x ** 2", "w = a / b + 1.0", "y = a / (b * c)", "y = h @ W * r", "for t in range(T):",
                  # the grouping written in parentheses is the student's own (trial 22u's ch02-u02d)
                  "grad = (grad * (1 - states[:, t]) ** 2) @ W_hh", "n = (r * h) @ W.T", "y = (a / b) * c",
-                 "s = (m / t) + 1e-6", "y = a * (b ** 2)"):
+                 "s = (m / t) + 1e-6", "y = a * (b ** 2)",
+                 # a division by a power is the usual scaling (trial 22v's ch09-v09c)
+                 "h_proj = model.W_attProj(h) / model.hidden_size ** 0.5", "e = q @ k.T / D ** 0.5"):
         assert pysource.precedence_note(line) == "", line
 
 
@@ -638,3 +640,14 @@ def test_a_draw_from_a_generator_names_the_lines_that_make_and_seed_it(shell):
     assert 'look at your line "idx = torch.randint(0, 2, (20,), generator=g)"; that line draws from your ' \
            "generator `g`" in msg, msg
     assert 'your lines "g = torch.Generator()", "g.seed()"; g.seed() draws a fresh random seed' in msg, msg
+
+
+def test_a_nan_made_by_a_product_with_an_infinity_is_named_as_such():
+    """Trial 22v's ch08-v08a: ``energies + (1 - mask) * float("-inf")``: 0 * -inf is NaN, not a mask inverted."""
+    from seqcourse import calltrace
+
+    for line in ('energies = energies + (1 - mask[:, None, :].float()) * float("-inf")',
+                 "e = e + (~m).float() * -float('inf')", "e = e + pad * torch.inf"):
+        assert calltrace.INFINITY_PRODUCT in calltrace._from_infinity_product(line), line
+    for line in ('e = e.masked_fill(~m, float("-inf"))', "e = torch.where(m, e, float('-inf'))", "e = e * 2.0"):
+        assert calltrace._from_infinity_product(line) == "", line

@@ -991,6 +991,7 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "len(lengths)": lambda: pack_padded_sequence(torch.ones(2, 5, 3), torch.tensor([5, 3])),
              "has no len()": lambda: len(5),
              "'int' object is not iterable": lambda: [t for t in 5],
+             "Unknown nonlinearity": lambda: nn.RNN(3, 4, 1, True),
              "'float' object is not iterable": lambda: [1.0].__iadd__(2.5),
              "only integer tensors of a single element": lambda: torch.ones(2, 5, 3)[:, :torch.tensor([2, 3])],
              "has no attribute 'backward'": lambda: (1.5).backward(),
