@@ -559,6 +559,29 @@ def _(ns):
     return [_prev_22v["ch08_attend"](ns), w.detach(), ctx.detach(), g if g is not None else torch.zeros(0)]
 
 
+# ---- trial 22w: checks the ones above cannot see (a batch of one, the caller's lengths, B different from Tx,
+# gradients to V)
+_prev_22w = dict(CHECKS)
+@check("ch02_rnn_cell")
+def _(ns):
+    W_hx, W_hh, b = rnnw(); torch.manual_seed(20)
+    return [_prev_22w["ch02_rnn_cell"](ns), ns["rnn_cell"](torch.randn(1, D), torch.randn(1, H), W_hx, W_hh, b)]
+@check("ch05_final_states")
+def _(ns):
+    torch.manual_seed(6); o = torch.randn(B, T, 2 * H); L = torch.tensor([3, 5, 2]); r = ns["final_states"](o, L)
+    return [_prev_22w["ch05_final_states"](ns), r, L]
+@check("ch06_encoder")
+def _(ns):
+    seed(); enc = ns["Encoder"](9, D, H)
+    return [_prev_22w["ch06_encoder"](ns), enc(torch.tensor([[4, 5, 6, 0], [7, 4, 0, 0]]), torch.tensor([3, 2]))]
+@check("ch08_reduced_rank")
+def _(ns):
+    dec, enc, mask = att_inputs(); torch.manual_seed(11); U, V = torch.randn(3, 5), torch.randn(3, 5, requires_grad=True)
+    w, ctx = ns["reduced_rank_attention"](dec, enc, mask, U, V)
+    g = torch.autograd.grad((ctx ** 2).sum(), V, allow_unused=True)[0]
+    return [_prev_22w["ch08_reduced_rank"](ns), g if g is not None else torch.zeros(0)]
+
+
 def main(argv):
     global t
     t = importlib.import_module(argv[0])
