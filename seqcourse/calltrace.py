@@ -1595,12 +1595,72 @@ def _slip_flag_overwritten(call, fn, node, lists) -> str:
     return ""
 
 
+def _slip_trailing_comma(call, fn, node, lists) -> str:
+    """``return (h, c),``: a comma after the pair makes a tuple of ONE item holding it."""
+    if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 1 \
+            and isinstance(node.value.elts[0], ast.Tuple):
+        return (f"{_your_line(call, node.lineno)} ends with a comma: Python then returns a tuple of ONE item that "
+                f"holds {ast.unparse(node.value.elts[0])}; drop the comma")
+    return ""
+
+
+def _slip_conditional(call, fn, node, lists) -> str:
+    """``a if c else b + d`` or ``a + b if c else 0``: the conditional takes more (or less) than meant."""
+    if isinstance(node, ast.IfExp):
+        note = pysource.precedence_note(ast.unparse(node))
+        if note:
+            return f"{_your_line(call, node.lineno)}:{note[1:-1].replace('(Python reads', 'Python reads', 1)}"
+    return ""
+
+
+def _slip_from_the_end(call, fn, node, lists) -> str:
+    """``x[b, -1 - k]`` in a function given ``lengths``: a negative index counts from the end of the PADDED axis."""
+    code = call.code
+    if "lengths" not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] or not isinstance(node, ast.Subscript):
+        return ""
+    for part in (node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]):
+        if isinstance(part, ast.BinOp) and isinstance(part.op, ast.Sub) and (
+                isinstance(part.left, ast.UnaryOp) and isinstance(part.left.op, ast.USub)
+                or isinstance(part.left, ast.Constant) and isinstance(part.left.value, int) and part.left.value < 0):
+            return (f"{_your_line(call, node.lineno)} indexes with {ast.unparse(part)}: a negative index counts from "
+                    "the END of the padded axis (T steps, padding included), not from a sequence's last real step: "
+                    f"that is lengths[b] - 1, so index with lengths[b] - 1 - ... instead")
+    return ""
+
+
+def _slip_copy_scaled(call, fn, node, lists) -> str:
+    """``flat = torch.cat(...)`` then ``flat.mul_(...)``: the in-place change reaches the copy, not its pieces."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_")
+            and not node.func.attr.startswith("_") and isinstance(node.func.value, ast.Name)):
+        return ""
+    name = node.func.value.id
+    made = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == name for t in n.targets) and isinstance(n.value, ast.Call)
+        and isinstance(n.value.func, ast.Attribute) and n.value.func.attr in ("cat", "stack", "concat")]
+    if made:
+        return (f"{_your_line(call, node.lineno)} changes {name} in place, but {name} is a NEW tensor that "
+                f"torch.{made[0].value.func.attr} made by copying its pieces: the tensors it was made from are "
+                "unchanged; change each of them (e.g. g.mul_(scale) in a loop over them)")
+    return ""
+
+
+def slip_longest_item(call, fn, node, lists) -> str:
+    """``T = max(sequences, key=len)``: the longest item itself, where its length is meant."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min") \
+            and any(k.arg == "key" and ast.unparse(k.value) == "len" for k in node.keywords):
+        return (f"{_your_line(call, node.lineno)} takes {ast.unparse(node)}: with key=len, {node.func.id} returns "
+                f"the longest ITEM itself (a list), not its length; the length is len({ast.unparse(node)}), or "
+                f"{node.func.id}(len(s) for s in {ast.unparse(node.args[0]) if node.args else '...'})")
+    return ""
+
+
 def _shape_words(t) -> str:
     return "(" + ", ".join(str(int(s)) for s in t.shape) + ")"
 
 
 _SLIPS = (_slip_list_plus_tensor, _slip_discarded, _slip_times_one, _slip_elif_flags, _slip_tiny_fill,
-          _slip_rows_index, _slip_flag_overwritten)
+          _slip_rows_index, _slip_flag_overwritten, _slip_trailing_comma, _slip_conditional, _slip_from_the_end,
+          _slip_copy_scaled, slip_longest_item)
 
 
 def discarded_value() -> str:
@@ -1609,7 +1669,15 @@ def discarded_value() -> str:
     ``torch.tanh(g)``, ``sorted(xs)``, ``ids + [EOS]`` on a line of their own: they make a new value and change
     nothing); a tensor added to a list with ``+=`` (which adds its rows); ``n + 1 * H`` for ``(n + 1) * H``; an
     ``elif`` on an option that is set together with the ``if``'s; a fill value close to 0 where -1e9 is meant; a
-    (B, T) index of per-row positions used as ``x[:, idx]``; a flag of finished rows made again at every step."""
+    (B, T) index of per-row positions used as ``x[:, idx]``; a flag of finished rows made again at every step;
+    ``return (h, c),``; a conditional expression that takes more or less than meant; ``x[b, -1 - k]`` on a padded
+    axis; an in-place change of a copy made by torch.cat; ``max(xs, key=len)`` for a length."""
+    return named_slip(*_SLIPS)
+
+
+def named_slip(*slips) -> str:
+    """The first of ``slips`` (functions of ``_SLIPS``) found in a notebook function called by the running test, in
+    words; ``""`` when none. Never fails."""
     try:
         for call, fn in _called_functions(every=True):
             lists = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign)
@@ -1617,7 +1685,7 @@ def discarded_value() -> str:
                           and isinstance(n.value.func, ast.Name) and n.value.func.id == "list")
                      for t in n.targets if isinstance(t, ast.Name)}
             for node in (m for stmt in fn.body for m in ast.walk(stmt)):
-                for slip in _SLIPS:
+                for slip in slips:
                     said = slip(call, fn, node, lists)
                     if said:
                         return said

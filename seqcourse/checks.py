@@ -204,7 +204,7 @@ def assert_shape(actual: torch.Tensor, shape: tuple, name: str = "output", sizes
     """Fail with a readable message unless ``actual`` is a tensor of exactly ``shape``; ``sizes``
     (``{"Ty": 3, "Tx": 4}``) names the sizes in play, so that an axis of another size is named."""
     if not isinstance(actual, torch.Tensor):
-        raise AssertionError(f"{name}: expected a torch.Tensor, got {_what(actual)}")
+        raise AssertionError(f"{name}: expected a torch.Tensor, got {_what(actual)}{_type_hint(actual, torch.Tensor)}")
     got, want = _shape(actual), tuple(int(s) for s in shape)
     if got != want:
         hint = _shape_hint(got, want, sizes)
@@ -859,6 +859,9 @@ def _type_hint(value, want) -> str:
         return " (float(...) it)"
     if want in (int, float) and type(value).__module__ == "numpy":
         return f" (convert it with {want.__name__}(...))"
+    if want is torch.Tensor and isinstance(value, tuple) and len(value) == 2:
+        return (" (a call that returns a pair kept whole: pad_packed_sequence returns (padded, lengths), nn.RNN / "
+                "nn.GRU / nn.LSTM (outputs, state), an LSTM cell (h, c): unpack it where it is made, x, _ = ...)")
     if want is tuple and isinstance(value, torch.Tensor):
         return " (the docstring asks for several values: return them together, e.g. `return weights, contexts`)"
     if want is list and isinstance(value, (tuple, torch.Tensor)):
@@ -1759,6 +1762,12 @@ _LINE_HINTS = (
      ".manual_seed(seed) does both)"),
     ("object is not iterable", r"\.extend\(|\+=", "a_list.extend(x) and a_list += x add the ITEMS of x, so x must be "
      "a list (or another iterable): one value is added with a_list.append(x) (or a_list += [x])"),
+    ("'Tensor' object is not callable", r"\.step\(\s*\w", "optimizer.step() takes no loss: its one optional "
+     "argument is a closure, a FUNCTION that computes the loss again, and it calls it; call loss.backward() first, "
+     "then optimizer.step() with no argument"),
+    ("Boolean value of Tensor with more than one value is ambiguous", r"\b(if|while)\s+(not\s+)?[A-Za-z_]\w*\s*:",
+     "`if x:` or `if not x:` asks whether a tensor of several values is true: to test whether an optional argument "
+     "was given, write `if x is None:` (or `is not None`)"),
     ("Expected total_length to be at least", r"total_length\s*=\s*[\w.]+(\.shape\[0\]|\.size\(0\))",
      "total_length is the number of time steps the padded result must have (T of the input, its axis 1 when "
      "batch-first: src.shape[1]); shape[0] / size(0) of a batch-first tensor is the batch size B"),
@@ -1769,12 +1778,17 @@ _LINE_HINTS = (
      "(capitalised) are layer CLASSES: calling the class builds a layer, and its arguments are options, not the "
      "input; apply the function instead, torch.sigmoid(x) / torch.tanh(x) / torch.relu(x), or build the layer once "
      "and call it, nn.Sigmoid()(x)"),
-    ("mat1 and mat2 shapes cannot be multiplied", r"linear\(.*(\.T\b|\.t\(\)|\.mT\b|transpose\()",
+    ("mat1 and mat2 shapes cannot be multiplied", r"linear\([^(),]+,\s*[^(),]+?(\.T\b|\.mT\b|\.t\(|\.transpose\()",
      "F.linear(x, W, b) computes x @ W.T + b: it transposes W itself, so a W stored (out features, in features), as "
      "in nn.Linear and as the docstring's x @ W.T reads it, goes in as it is: F.linear(x, W, b), no .T"),
 )
 
 _ERROR_HINTS = _SELF_EXPLAINED + (
+    ("cannot assign module before Module.__init__() call", "super().__init__() must run first in __init__, before "
+     "any layer is assigned to self: it makes the lists a module keeps its layers and parameters in"),
+    ("must be Tensor, not tuple", "a tuple where a tensor is asked: nn.RNN, nn.GRU and nn.LSTM return a pair "
+     "(outputs, state), pad_packed_sequence (padded, lengths), a cell of an LSTM (h, c): unpack it where it is "
+     "made, e.g. `outputs, _ = self.rnn(x)`"),
     ("Unknown nonlinearity", "nn.RNN's positional arguments are (input_size, hidden_size, num_layers, nonlinearity, "
      "bias, batch_first, ...): a fourth positional argument is the nonlinearity ('tanh' or 'relu'), so options "
      "given by position land in other slots: pass them by name, nn.RNN(input_size, hidden_size, batch_first=True)"),
@@ -2264,7 +2278,14 @@ def _ndim_hint(values: list) -> str | None:
 
 def _unpack_hint(msg: str, values: list, line: str = "", env: dict | None = None) -> str | None:
     """Too many / not enough values to unpack from split or chunk: how the axis was cut, and the size asked; from a
-    tensor itself: it is split along its first axis."""
+    tensor itself: it is split along its first axis; from two tuples joined with +: they were joined, not added."""
+    for text, value, node in values:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and isinstance(value, tuple) \
+                and all(isinstance(_value_at(o, values), tuple) for o in (node.left, node.right)):
+            a, b = ast.unparse(node.left), ast.unparse(node.right)
+            return (f"{a} and {b} are tuples of tensors, and + between two tuples JOINS them ({len(value)} items), "
+                    "it does not add the tensors: add the tensors first, then cut once (e.g. (x + y).split(H)), or "
+                    "add the pieces pairwise, [p + q for p, q in zip(...)]")
     for text, value, node in values:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr in ("split", "chunk", "unbind") and isinstance(value, (tuple, list))):
@@ -4065,6 +4086,11 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
         looped = calltrace.batch_axis_loop()
         if looped:
             specific, hint = True, looped
+    if mine and re.search(r"\bgot list\b|not list\b", msg):      # a list where a number is asked: which one
+        from seqcourse import calltrace
+        longest = calltrace.named_slip(calltrace.slip_longest_item)
+        if longest:
+            specific, hint = True, longest
     said_for_line = next((h for key, pattern, h in _LINE_HINTS if key in msg and (
         re.search(pattern, line_raised) or re.search(pattern, deepest.line or ""))), "")
     if said_for_line:            # the error and the student's own call say the cause together

@@ -47,7 +47,7 @@ def precedence_note(line: str) -> str:
         start = offsets[child.lineno - 1] + child.col_offset
         before = text[offsets[parent.lineno - 1] + parent.col_offset:start].rstrip()
         return before.endswith("(") or text[start - 1:start] == "(" or (
-            child is parent.left and text[offsets[parent.lineno - 1] + parent.col_offset] == "(")
+            child is getattr(parent, "left", None) and text[offsets[parent.lineno - 1] + parent.col_offset] == "(")
 
     for node in ast.walk(tree):
         said = meant = None
@@ -80,6 +80,20 @@ def precedence_note(line: str) -> str:
             a, b = ast.unparse(node.left), ast.unparse(node.right.right)
             op = "+" if isinstance(node.op, ast.Add) else "-"
             said, meant = f"{a} {op} (1 * {b})", f"({a} {op} 1) * {b}"
+        elif isinstance(node, ast.IfExp) and isinstance(node.orelse, ast.BinOp) \
+                and isinstance(node.orelse.op, (ast.Add, ast.Sub)) \
+                and not written_in_parentheses(node, node.orelse):      # a if c else b + d: the else takes b + d
+            a, c, b = (ast.unparse(x) for x in (node.body, node.test, node.orelse))
+            op = "+" if isinstance(node.orelse.op, ast.Add) else "-"
+            said = f"{a} if {c} else ({b})"
+            meant = f"({a} if {c} else {ast.unparse(node.orelse.left)}) {op} {ast.unparse(node.orelse.right)}"
+        elif isinstance(node, ast.IfExp) and isinstance(node.body, ast.BinOp) \
+                and isinstance(node.body.op, (ast.Add, ast.Sub)) and isinstance(node.orelse, ast.Constant) \
+                and not written_in_parentheses(node, node.body):       # a + b if c else 0: the if takes a + b
+            a, c, b = (ast.unparse(x) for x in (node.body, node.test, node.orelse))
+            op = "+" if isinstance(node.body.op, ast.Add) else "-"
+            said = f"({a}) if {c} else {b}"
+            meant = f"{ast.unparse(node.body.left)} {op} ({ast.unparse(node.body.right)} if {c} else {b})"
         if said:
             return (f" (Python reads {ast.unparse(node)} as {said}: if you mean {meant}, write the parentheses)")
     return ""

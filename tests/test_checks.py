@@ -992,6 +992,9 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "has no len()": lambda: len(5),
              "'int' object is not iterable": lambda: [t for t in 5],
              "Unknown nonlinearity": lambda: nn.RNN(3, 4, 1, True),
+             "cannot assign module before Module.__init__() call": lambda: type(
+                 "Early", (nn.Module,), {"__init__": lambda self: setattr(self, "rnn", nn.RNN(2, 2))})(),
+             "must be Tensor, not tuple": lambda: nn.Linear(2, 2)(nn.RNN(2, 2, batch_first=True)(torch.ones(1, 3, 2))),
              "'float' object is not iterable": lambda: [1.0].__iadd__(2.5),
              "only integer tensors of a single element": lambda: torch.ones(2, 5, 3)[:, :torch.tensor([2, 3])],
              "has no attribute 'backward'": lambda: (1.5).backward(),
