@@ -1769,7 +1769,7 @@ _LINE_HINTS = (
      "(capitalised) are layer CLASSES: calling the class builds a layer, and its arguments are options, not the "
      "input; apply the function instead, torch.sigmoid(x) / torch.tanh(x) / torch.relu(x), or build the layer once "
      "and call it, nn.Sigmoid()(x)"),
-    ("mat1 and mat2 shapes cannot be multiplied", r"linear\(.*(\.T\b|\.t\(\)|\.mT\b|transpose\()",
+    ("mat1 and mat2 shapes cannot be multiplied", r"linear\([^(),]+,\s*[^(),]+?(\.T\b|\.mT\b|\.t\(|\.transpose\()",
      "F.linear(x, W, b) computes x @ W.T + b: it transposes W itself, so a W stored (out features, in features), as "
      "in nn.Linear and as the docstring's x @ W.T reads it, goes in as it is: F.linear(x, W, b), no .T"),
 )
