@@ -1453,3 +1453,17 @@ def test_a_value_computed_and_thrown_away_is_said_first(shell):
         text = _brief_message(shell, "assert ids_of([5, 4]) == [5, 4, 2], 'ids'")
     assert text.startswith('AssertionError: your line "ids + [2]" in ids_of computes a new value and throws it '
                            "away (ids + [2] changes nothing by itself): write ids = ids + [2] -- ids"), text
+
+
+def test_the_f_linear_transpose_hint_reads_the_weight_argument_only():
+    """Round 36's CI: mutant ch08 linear_for_product (``F.linear(dec, W) @ enc.transpose(1, 2)``) got the hint for a
+    transposed weight from the .transpose of another operand on its line; only F.linear's own weight counts."""
+    import re
+
+    from seqcourse import checks
+
+    (pattern,) = [p for key, p, _ in checks._LINE_HINTS if key.startswith("mat1 and mat2")]
+    for line in ('i = torch.sigmoid(F.linear(hx, W["i"].T, b["i"]))', "y = F.linear(x, W.t(), b)",
+                 "y = F.linear(x, W.transpose(0, 1))"):
+        assert re.search(pattern, line), line
+    assert not re.search(pattern, "energies = F.linear(dec, W) @ enc.transpose(1, 2)")
