@@ -1574,24 +1574,45 @@ def _slip_rows_index(call, fn, node, lists) -> str:
 
 
 def _slip_flag_overwritten(call, fn, node, lists) -> str:
-    """In a loop, a bool tensor made before it (``done``) made again from this step alone (``done = y == eos``, not
-    reading ``done``) and asked with .all()/.any() in the loop: what earlier steps set is lost."""
+    """In a loop, a flag of finished rows made before it (``done``, a bool tensor or a list of bools) made again from
+    this step alone (``done = y == eos``, ``finished[b] = token == EOS``: not reading what it held) and asked with
+    all()/any() in the loop: what earlier steps set is lost."""
     if not isinstance(node, (ast.For, ast.While)):
         return ""
+
+    def flag_before(var) -> bool:
+        value, made_at = call.first.get(var, (None, None))
+        if isinstance(value, torch.Tensor) and value.dtype == torch.bool and made_at is not None \
+                and made_at < node.lineno:
+            return True
+        return any(isinstance(a, ast.Assign) and a.lineno < node.lineno and any(
+            isinstance(t, ast.Name) and t.id == var for t in a.targets) and "False" in ast.unparse(a.value)
+            for a in ast.walk(fn))
+
+    def asked(var) -> bool:
+        for b in node.body:
+            for n in ast.walk(b):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("all", "any") \
+                        and var in pysource.identifiers(n.func.value):
+                    return True
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("all", "any") \
+                        and any(var in pysource.identifiers(x) for x in n.args):
+                    return True
+        return False
+
     for stmt in (m for b in node.body for m in ast.walk(b)):
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            var = stmt.targets[0].id
-            first = call.first.get(var, (None, None))
-            value, made_at = first
-            if not (isinstance(value, torch.Tensor) and value.dtype == torch.bool and made_at is not None
-                    and made_at < node.lineno) or var in pysource.identifiers(stmt.value):
-                continue
-            asked = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("all", "any")
-                        and var in pysource.identifiers(n.func.value) for b in node.body for n in ast.walk(b))
-            if asked:
-                return (f"{_your_line(call, stmt.lineno)} makes {var} again from this step alone: what earlier steps "
-                        f"set in it is lost (a sentence that finished before counts as not finished again); keep it, "
-                        f"{var} = {var} | ({ast.unparse(stmt.value)})")
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            continue
+        target = stmt.targets[0]
+        var = target.id if isinstance(target, ast.Name) else target.value.id if isinstance(
+            target, ast.Subscript) and isinstance(target.value, ast.Name) else None
+        if var is None or var in pysource.identifiers(stmt.value) or not flag_before(var) or not asked(var):
+            continue
+        kept = (f"{var} = {var} | ({ast.unparse(stmt.value)})" if isinstance(target, ast.Name)
+                else f"{ast.unparse(target)} = {ast.unparse(target)} or ({ast.unparse(stmt.value)})")
+        return (f"{_your_line(call, stmt.lineno)} makes {ast.unparse(target)} again from this step alone: what "
+                f"earlier steps set in it is lost (a sentence that finished before counts as not finished again); "
+                f"keep it, {kept}")
     return ""
 
 
@@ -1609,7 +1630,7 @@ def _slip_conditional(call, fn, node, lists) -> str:
     if isinstance(node, ast.IfExp):
         note = pysource.precedence_note(ast.unparse(node))
         if note:
-            return f"{_your_line(call, node.lineno)}:{note[1:-1].replace('(Python reads', 'Python reads', 1)}"
+            return f"{_your_line(call, node.lineno)}: {note.strip()[1:-1]}"
     return ""
 
 

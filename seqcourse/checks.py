@@ -1768,6 +1768,9 @@ _LINE_HINTS = (
     ("Boolean value of Tensor with more than one value is ambiguous", r"\b(if|while)\s+(not\s+)?[A-Za-z_]\w*\s*:",
      "`if x:` or `if not x:` asks whether a tensor of several values is true: to test whether an optional argument "
      "was given, write `if x is None:` (or `is not None`)"),
+    ("Can't call numpy() on Tensor that requires grad", r"\bnp\.\w+\(", "a NumPy function (np.tanh, np.exp, ...) "
+     "turns the tensor into a NumPy array, outside autograd, so no gradient flows through it: use the torch "
+     "function of the same name (torch.tanh, torch.exp, ...)"),
     ("Expected total_length to be at least", r"total_length\s*=\s*[\w.]+(\.shape\[0\]|\.size\(0\))",
      "total_length is the number of time steps the padded result must have (T of the input, its axis 1 when "
      "batch-first: src.shape[1]); shape[0] / size(0) of a batch-first tensor is the batch size B"),
@@ -1785,7 +1788,8 @@ _LINE_HINTS = (
 
 _ERROR_HINTS = _SELF_EXPLAINED + (
     ("cannot assign module before Module.__init__() call", "super().__init__() must run first in __init__, before "
-     "any layer is assigned to self: it makes the lists a module keeps its layers and parameters in"),
+     "any layer is assigned to self: it makes the lists a module keeps its layers and parameters in; write it with "
+     "empty parentheses (or super(ClassName, self)): super(ClassName) alone, without self, initialises nothing"),
     ("must be Tensor, not tuple", "a tuple where a tensor is asked: nn.RNN, nn.GRU and nn.LSTM return a pair "
      "(outputs, state), pad_packed_sequence (padded, lengths), a cell of an LSTM (h, c): unpack it where it is "
      "made, e.g. `outputs, _ = self.rnn(x)`"),
@@ -3570,6 +3574,13 @@ def _operand_hint(value: BaseException, line: str, env: dict, source: str = "") 
                 lists = [k for k in kinds if k == "list"]
                 if symbol == "+" and len(lists) == 1:
                     item = ast.unparse(right if kinds[0] == "list" else left)
+                    seq, other = (a, b) if kinds[0] == "list" else (b, a)
+                    if isinstance(seq, list) and seq and all(type(v) in (int, float) for v in seq) \
+                            and type(other) in (int, float):
+                        listed = ast.unparse(left if kinds[0] == "list" else right)
+                        return said + (f": a number plus a list of {len(seq)} numbers, where {listed} is meant to be "
+                                       f"ONE number: where {listed} is made, one entry was meant (an index left out, "
+                                       "or a list given to a call that takes one item?)")
                     return said + (f": + joins a list only to a list: put the item in a list ([{item}]), or use "
                                    ".append / .insert")
                 biasless = [x for x in (left, right) if isinstance(x, ast.Attribute) and x.attr.startswith("bias")
