@@ -582,6 +582,34 @@ def _(ns):
     return [_prev_22w["ch08_reduced_rank"](ns), g if g is not None else torch.zeros(0)]
 
 
+# ---- trial 22x: checks the ones above cannot see (gradients through rnn_cell, the count without building a module,
+# the caller's outputs after masked_mean)
+_prev_22x = dict(CHECKS)
+@check("ch02_rnn_cell")
+def _(ns):
+    W_hx, W_hh, b = rnnw(); torch.manual_seed(21); x = torch.randn(B, D, requires_grad=True)
+    h = ns["rnn_cell"](x, torch.randn(B, H), W_hx, W_hh, b)
+    g = torch.autograd.grad(h.sum(), x, allow_unused=True)[0] if isinstance(h, torch.Tensor) and h.requires_grad else None
+    return [_prev_22x["ch02_rnn_cell"](ns), g if g is not None else torch.zeros(0)]
+@check("ch04_count_parameters")
+def _(ns):
+    import torch.nn as tnn
+    saved = {k: getattr(tnn, k) for k in ("RNN", "LSTM", "GRU")}
+    def forbidden(*a, **k):
+        raise RuntimeError("building a module is ruled out")
+    try:
+        for k in saved: setattr(tnn, k, forbidden)
+        r = ns["count_parameters"]("lstm", 3, 5, num_layers=2, bidirectional=True)
+    finally:
+        for k, v in saved.items(): setattr(tnn, k, v)
+    return [_prev_22x["ch04_count_parameters"](ns), r]
+@check("ch05_masked_mean")
+def _(ns):
+    torch.manual_seed(22); o = torch.randn(B, T, H); o0 = o.clone(); L = torch.tensor([3, 5, 2])
+    r = ns["masked_mean"](o, L)
+    return [_prev_22x["ch05_masked_mean"](ns), r, torch.tensor(float(torch.equal(o, o0)))]
+
+
 def main(argv):
     global t
     t = importlib.import_module(argv[0])
