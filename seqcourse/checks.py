@@ -200,14 +200,17 @@ def _merged_axes(got: tuple, want: tuple) -> str:
     return ""
 
 
-def assert_shape(actual: torch.Tensor, shape: tuple, name: str = "output", sizes: dict | None = None) -> None:
+def assert_shape(actual: torch.Tensor, shape: tuple, name: str = "output", sizes: dict | None = None,
+                 mistakes: dict | None = None) -> None:
     """Fail with a readable message unless ``actual`` is a tensor of exactly ``shape``; ``sizes``
-    (``{"Ty": 3, "Tx": 4}``) names the sizes in play, so that an axis of another size is named."""
+    (``{"Ty": 3, "Tx": 4}``) names the sizes in play, so that an axis of another size is named; ``mistakes``
+    maps a wrong shape a known mistake gives to what that mistake is (said first when the shape is that one)."""
     if not isinstance(actual, torch.Tensor):
         raise AssertionError(f"{name}: expected a torch.Tensor, got {_what(actual)}{_type_hint(actual, torch.Tensor)}")
     got, want = _shape(actual), tuple(int(s) for s in shape)
     if got != want:
-        hint = _shape_hint(got, want, sizes)
+        known = {tuple(int(s) for s in k): v for k, v in (mistakes or {}).items()}.get(got)
+        hint = f"Likely cause: {known}" if known else _shape_hint(got, want, sizes)
         odd = _unexpected_call()
         hint = f"{odd}; {hint}" if odd and hint else odd or hint
         raise AssertionError(f"{name}: expected shape {want}, got {got}" + (f"; {hint}" if hint else ""))
@@ -3764,6 +3767,52 @@ def _reshape_hint(msg: str, line: str, env: dict) -> str | None:
     return None
 
 
+def _none_hint(msg: str, line: str, env: dict, source: str) -> str | None:
+    """A name of the raising line that holds None, and the student's own line of that function that made it None
+    (``mask = ... if lengths is not None else None``; ``mask = None``), in words; for an argument left None by the
+    caller, that; None otherwise."""
+    if "NoneType" not in msg:
+        return None
+    try:
+        names = [n.id for n in ast.walk(ast.parse(line.split(" #")[0].strip()))
+                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    except SyntaxError:
+        return None
+    nones = [n for n in dict.fromkeys(names) if n in env and env[n] is None]
+    if len(nones) != 1:
+        return None
+    name = nones[0]
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        tree = None
+    for node in ast.walk(tree) if tree else ():
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            v = node.value
+            none_branch = (isinstance(v, ast.Constant) and v.value is None) or (isinstance(v, ast.IfExp) and any(
+                isinstance(b, ast.Constant) and b.value is None for b in (v.body, v.orelse)))
+            if none_branch:
+                if isinstance(v, ast.IfExp):
+                    body_none = isinstance(v.body, ast.Constant) and v.body.value is None
+                    test = v.test
+                    flip = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+                    if not body_none and isinstance(test, ast.Compare) and len(test.ops) == 1 \
+                            and type(test.ops[0]) in flip:
+                        test, body_none = ast.Compare(test.left, [flip[type(test.ops[0])]()], test.comparators), True
+                    how = (f"makes it None when `{ast.unparse(test)}`" + ("" if body_none else " is false")
+                           + ", a case the test gives")
+                else:
+                    how = ("sets it, and no later line gave it another value on the path this call took (a branch "
+                           "not taken, for an argument left None?)")
+                return (f"`{name}` is None at this line: your line \"{ast.unparse(node)}\" {how}; give it a value "
+                        "that works in that case too (for a mask: all True, every position kept; for a state: zeros), "
+                        "or handle that case before this line")
+    if tree is not None and any(isinstance(a, ast.arg) and a.arg == name for a in ast.walk(tree)):
+        return (f"`{name}` is None at this line: the caller passed {name}=None (or left it out), a case the docstring "
+                f"allows; handle it before this line (if {name} is None: ...) with a value that works there too")
+    return None
+
+
 def _index_select_hint(msg: str, line: str, env: dict) -> str | None:
     """x.index_select(dim, idx) (or torch.index_select) with indices past the end of that axis: the axis, its size,
     the largest index, and the axes the indices would fit; None otherwise."""
@@ -4051,6 +4100,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             if not at:
                 try:
                     complete = (_hidden_state_hint(msg, deepest.line or "", env, source)   # says it all
+                                or _none_hint(msg, deepest.line or "", env, source)
                                 or _reshape_hint(msg, deepest.line or "", env)
                                 or _index_select_hint(msg, deepest.line or "", env))
                     said = (complete or _api_hint(value, deepest.line or "", env)

@@ -145,11 +145,33 @@ def rare_keyword_note(line: str) -> str:
     return ""
 
 
+_SQUASHES = {"sigmoid": "(0, 1)", "tanh": "(-1, 1)", "relu": "[0, inf)", "softmax": "(0, 1)"}
+
+
+def split_squash_note(line: str) -> str:
+    """A sum of two calls of one squashing function (``torch.sigmoid(x @ W.T) + torch.sigmoid(h @ U.T)``): each term
+    squashed on its own where the gate or state squashes the sum, in words; ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split(" #")[0].strip())
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            names = [n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id
+                     for n in (node.left, node.right)
+                     if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name))]
+            if len(names) == 2 and names[0] == names[1] and names[0] in _SQUASHES:
+                f = names[0]
+                return (f" ({f}(a) + {f}(b) squashes each term on its own, so the sum can leave {_SQUASHES[f]}: the "
+                        f"formula applies ONE {f} to the whole sum, {f}(a + b))")
+    return ""
+
+
 def line_notes(line: str) -> str:
     """What one line of source alone says of a likely slip: the grouping Python reads (:func:`precedence_note`), a
     softmax over the batch axis (:func:`batch_axis_note`), an option no exercise asks for
-    (:func:`rare_keyword_note`)."""
-    return precedence_note(line) + batch_axis_note(line) + rare_keyword_note(line)
+    (:func:`rare_keyword_note`), a squashing function applied to each term of a sum (:func:`split_squash_note`)."""
+    return precedence_note(line) + batch_axis_note(line) + rare_keyword_note(line) + split_squash_note(line)
 
 
 def swapped_arguments(node: ast.Call, names) -> str | None:

@@ -662,6 +662,13 @@ def test_a_named_line_says_a_softmax_over_the_batch_axis_an_option_not_asked_and
     assert "the batch" in pysource.line_notes("w = energies.softmax(0)")
     assert "label_smoothing=0.1" in pysource.line_notes("loss = F.cross_entropy(model(x), y, label_smoothing=0.1)")
     assert "(n + 1) * H" in pysource.line_notes("W = {k: w[n*H:n+1*H] for n, k in enumerate(GATES)}")
+    # trial 22x's ch03-x03b: each product squashed on its own
+    assert "ONE sigmoid to the whole sum" in pysource.line_notes(
+        'i = torch.sigmoid(x @ Wx["i"].T) + torch.sigmoid(h_prev @ Wh["i"].T)')
+    assert "ONE tanh to the whole sum" in pysource.line_notes("g = x.tanh() + torch.tanh(h @ U.T)")
+    for line in ("i = torch.sigmoid(x @ W.T + h @ U.T)", "c = f * c_prev + i * g", "h = o * torch.tanh(c)",
+                 "s = torch.sigmoid(a) * torch.tanh(b)"):
+        assert pysource.split_squash_note(line) == "", line
     for line in ("w = torch.softmax(e, dim=-1)", "p = F.log_softmax(s, dim=2)", "loss = F.cross_entropy(s, y)",
                  "W = w[n * H:(n + 1) * H]", "e = F.cross_entropy(s, y, label_smoothing=0.0)"):
         assert pysource.line_notes(line) == "", line

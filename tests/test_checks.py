@@ -1467,3 +1467,25 @@ def test_the_f_linear_transpose_hint_reads_the_weight_argument_only():
                  "y = F.linear(x, W.transpose(0, 1))"):
         assert re.search(pattern, line), line
     assert not re.search(pattern, "energies = F.linear(dec, W) @ enc.transpose(1, 2)")
+
+
+def test_a_value_left_none_names_the_line_that_made_it_none(shell):
+    """Trial 22x's ch07-x07b: `mask = ... if lengths is not None else None`, then `mask[:, t]`: the message names
+    `mask`, the student's line that made it None and the case (lengths None), not another variable's line."""
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
+    shell.run_cell("def encode(x, lengths=None):\n"
+                   "    mask = (torch.arange(x.shape[1]) < lengths[:, None]) if lengths is not None else None\n"
+                   "    return x * mask[:, 0, None]\n"
+                   "def encode2(x, lengths=None):\n"
+                   "    mask = None\n"
+                   "    if lengths is not None:\n"
+                   "        mask = torch.arange(x.shape[1]) < lengths[:, None]\n"
+                   "    return x * mask[:, 0, None]\n"
+                   "def first(x, lengths=None):\n"
+                   "    return x[:, 0] * lengths[0]\n", store_history=True)
+    text = _brief_message(shell, "encode(torch.ones(2, 3))")
+    assert "`mask` is None at this line" in text and "makes it None when `lengths is None`" in text
+    text = _brief_message(shell, "encode2(torch.ones(2, 3))")
+    assert 'your line "mask = None" sets it' in text
+    text = _brief_message(shell, "first(torch.ones(2, 3))")
+    assert "the caller passed lengths=None" in text
