@@ -192,17 +192,14 @@ def _masked_fill_note(call, line: str, ref) -> str:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
                 "masked_fill", "masked_fill_") and node.args:
-            base = node.args[0]          # mask, mask.unsqueeze(-1), mask[..., None]: the name under the view
-            while isinstance(base, ast.Subscript) or isinstance(base, ast.Call) and isinstance(
-                    base.func, ast.Attribute) and base.func.attr in ("unsqueeze", "view", "reshape", "expand_as"):
-                base = base.value if isinstance(base, ast.Subscript) else base.func.value
-            if isinstance(base, ast.Name) and base.id in call.first and _differs(call.first[base.id][0],
-                                                                                ref(base.id)) is False:
-                value = call.first[base.id][0]
+            # mask, mask.unsqueeze(-1), mask[..., None]: the name under the view
+            base = _base(node.args[0], ("unsqueeze", "view", "reshape", "expand_as"))
+            if base in call.first and _differs(call.first[base][0], ref(base)) is False:
+                value = call.first[base][0]
                 if isinstance(value, torch.Tensor) and value.dtype == torch.bool:
-                    return (f" (your `{base.id}` is the reference's, and masked_fill({ast.unparse(node.args[0])}, ...) "
-                            f"writes where it is TRUE: if `{base.id}` is True at the real positions, that overwrites "
-                            f"them and keeps the padding; ~{base.id} (or {base.id} == 0) selects the padding)")
+                    return (f" (your `{base}` is the reference's, and masked_fill({ast.unparse(node.args[0])}, ...) "
+                            f"writes where it is TRUE: if `{base}` is True at the real positions, that overwrites "
+                            f"them and keeps the padding; ~{base} (or {base} == 0) selects the padding)")
     return ""
 
 
@@ -1764,10 +1761,12 @@ def batch_axis_loop() -> str:
         return ""
 
 
-def _base(node):
-    """The name under subscripts and attributes: ``x`` of ``x[:, t].data``; None when there is none."""
-    while isinstance(node, (ast.Subscript, ast.Attribute)):
-        node = node.value
+def _base(node, calls: tuple = ()):
+    """The name under subscripts, attributes and the method calls named in ``calls`` (views: ``("unsqueeze",
+    "view")``): ``x`` of ``x[:, t].data`` or of ``x.unsqueeze(-1)[..., 0]``; None when there is none."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)) or isinstance(node, ast.Call) and isinstance(
+            node.func, ast.Attribute) and node.func.attr in calls:
+        node = node.func.value if isinstance(node, ast.Call) else node.value
     return node.id if isinstance(node, ast.Name) else None
 
 
