@@ -1603,7 +1603,8 @@ def _slip_flag_overwritten(call, fn, node, lists) -> str:
         target = stmt.targets[0]
         var = target.id if isinstance(target, ast.Name) else target.value.id if isinstance(
             target, ast.Subscript) and isinstance(target.value, ast.Name) else None
-        if var is None or var in pysource.identifiers(stmt.value) or not flag_before(var) or not asked(var):
+        if var is None or var in pysource.identifiers(stmt.value) or not flag_before(var) or not asked(var) \
+                or isinstance(stmt.value, ast.Constant) and stmt.value.value:   # finished[b] = True only sets it
             continue
         kept = (f"{var} = {var} | ({ast.unparse(stmt.value)})" if isinstance(target, ast.Name)
                 else f"{ast.unparse(target)} = {ast.unparse(target)} or ({ast.unparse(stmt.value)})")
@@ -1693,11 +1694,13 @@ def discarded_value() -> str:
     return named_slip(*_SLIPS)
 
 
-def named_slip(*slips) -> str:
-    """The first of ``slips`` (functions of ``_SLIPS``) found in a notebook function called by the running test, in
+def named_slip(*slips, every: bool = True) -> str:
+    """The first of ``slips`` (functions ``(call, function node, node, names bound to lists) -> words or ""``, those
+    of ``_SLIPS`` and the scanners below) found in a notebook function called by the running test (``every``: in each
+    recorded call, latest first; otherwise in the first call of each function, in the order they started), in
     words; ``""`` when none. Never fails."""
     try:
-        for call, fn in _called_functions(every=True):
+        for call, fn in _called_functions(every=every):
             lists = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign)
                      and (isinstance(n.value, ast.List) or isinstance(n.value, ast.Call)
                           and isinstance(n.value.func, ast.Name) and n.value.func.id == "list")
@@ -1734,31 +1737,30 @@ def unreturned_result() -> str:
         return ""
 
 
+def _slip_batch_axis_loop(call, fn, node, lists) -> str:
+    """A loop that takes the pieces of a tensor along dimension 0 (``for x_t in x.unbind():``, ``for x_t in x:`` of a
+    batch-first (B, T, ...) tensor), where the time steps are along dimension 1."""
+    if not isinstance(node, (ast.For, ast.comprehension)):
+        return ""
+    it = node.iter
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "unbind" \
+            and not it.args and not it.keywords:
+        whole = ast.unparse(it.func.value)
+    elif isinstance(it, ast.Name) and isinstance(call.first.get(it.id, (None,))[0], torch.Tensor) \
+            and call.first[it.id][0].dim() >= 3:
+        whole = it.id
+    else:
+        return ""
+    lineno = getattr(node, "lineno", None) or it.lineno
+    return (f"{_your_line(call, lineno)} takes the pieces of {whole} along dimension 0, the BATCH "
+            f"({ast.unparse(it)} splits along dim 0): the time steps of a batch-first {whole} are "
+            f"{whole}.unbind(1), or {whole}[:, t] for t in range({whole}.shape[1])")
+
+
 def batch_axis_loop() -> str:
     """A loop of a notebook function called by the running test that takes the pieces of a tensor along dimension 0
-    (``for x_t in x.unbind():``, ``for x_t in x:`` of a batch-first (B, T, ...) tensor), where the time steps are
-    along dimension 1, in words; ``""`` when none. Never fails."""
-    try:
-        for call, fn in _called_functions():
-            for node in ast.walk(fn):
-                if not isinstance(node, (ast.For, ast.comprehension)):
-                    continue
-                it = node.iter
-                if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "unbind" \
-                        and not it.args and not it.keywords:
-                    whole = ast.unparse(it.func.value)
-                elif isinstance(it, ast.Name) and isinstance(call.first.get(it.id, (None,))[0], torch.Tensor) \
-                        and call.first[it.id][0].dim() >= 3:
-                    whole = it.id
-                else:
-                    continue
-                lineno = getattr(node, "lineno", None) or it.lineno
-                return (f"{_your_line(call, lineno)} takes the pieces of {whole} along dimension 0, the BATCH "
-                        f"({ast.unparse(it)} splits along dim 0): the time steps of a batch-first {whole} are "
-                        f"{whole}.unbind(1), or {whole}[:, t] for t in range({whole}.shape[1])")
-        return ""
-    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
-        return ""
+    (:func:`_slip_batch_axis_loop`), in words; ``""`` when none. Never fails."""
+    return named_slip(_slip_batch_axis_loop, every=False)
 
 
 def _base(node, calls: tuple = ()):
@@ -1773,93 +1775,82 @@ def _base(node, calls: tuple = ()):
 def inplace_write(argument: str) -> str:
     """A line of a notebook function called by the running test that writes into its argument ``argument`` in
     place (``x.sub_(1)``, ``x[:, t].pow_(2)``, ``x[...] = v``, ``x += v``), in words; ``""`` when none. Never fails."""
-    try:
-        for call, fn in _called_functions(every=True):
-            code = call.code
-            if argument not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
-                continue
-            for node in ast.walk(fn):
-                how = None
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                        and node.func.attr.endswith("_") and not node.func.attr.startswith("_") \
-                        and _base(node.func.value) == argument:
-                    how = f".{node.func.attr}(), the in-place form of .{node.func.attr[:-1]}()"
-                elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and _base(t) == argument
-                                                          for t in node.targets):
-                    how = "an assignment into its entries"
-                elif isinstance(node, ast.AugAssign) and _base(node.target) == argument \
-                        and isinstance(call.given.get(argument), torch.Tensor):
-                    how = "an augmented assignment, in place on a tensor"
-                if how:
-                    return f"{_your_line(call, node.lineno)} writes into {argument} ({how})"
-        return ""
-    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
-        return ""
+    def slip(call, fn, node, lists) -> str:
+        code = call.code
+        if argument not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+            return ""
+        how = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr.endswith("_") and not node.func.attr.startswith("_") \
+                and _base(node.func.value) == argument:
+            how = f".{node.func.attr}(), the in-place form of .{node.func.attr[:-1]}()"
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and _base(t) == argument
+                                                  for t in node.targets):
+            how = "an assignment into its entries"
+        elif isinstance(node, ast.AugAssign) and _base(node.target) == argument \
+                and isinstance(call.given.get(argument), torch.Tensor):
+            how = "an augmented assignment, in place on a tensor"
+        return f"{_your_line(call, node.lineno)} writes into {argument} ({how})" if how else ""
+    return named_slip(slip)
+
+
+def _slip_graph_cut(call, fn, node, lists) -> str:
+    """A value taken out of the autograd graph: ``with torch.no_grad():``, ``.detach()``, ``.data``."""
+    cut = None
+    if isinstance(node, ast.With) and any("no_grad" in ast.unparse(i.context_expr) for i in node.items):
+        cut = "torch.no_grad()"
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+            "detach", "detach_"):
+        cut = f".{node.func.attr}()"
+    elif isinstance(node, ast.Attribute) and node.attr == "data":
+        cut = ".data"
+    return f"{_your_line(call, node.lineno)} cuts it ({cut})" if cut else ""
 
 
 def graph_cut() -> str:
     """A line of a notebook function called by the running test that takes a value out of the autograd graph
-    (``with torch.no_grad():``, ``.detach()``, ``.data``), in words; ``""`` when none.
-    Never fails."""
-    try:
-        for call, fn in _called_functions():
-            for node in ast.walk(fn):
-                cut = None
-                if isinstance(node, ast.With) and any("no_grad" in ast.unparse(i.context_expr) for i in node.items):
-                    cut = "torch.no_grad()"
-                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                        "detach", "detach_"):
-                    cut = f".{node.func.attr}()"
-                elif isinstance(node, ast.Attribute) and node.attr == "data":
-                    cut = ".data"
-                if cut:
-                    return f"{_your_line(call, node.lineno)} cuts it ({cut})"
+    (:func:`_slip_graph_cut`), in words; ``""`` when none. Never fails."""
+    return named_slip(_slip_graph_cut, every=False)
+
+
+def _slip_max_values(call, fn, node, lists) -> str:
+    """The VALUES of a max (``x.max(dim)[0]``, ``.values``, ``torch.max(x, dim)[0]``) taken where positions (token
+    ids) are meant."""
+    inner = node.value if isinstance(node, (ast.Subscript, ast.Attribute)) else None
+    if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+            and inner.func.attr == "max" and (len(inner.args) + len(inner.keywords)
+                                              >= (2 if ast.unparse(inner.func.value) == "torch" else 1))):
         return ""
-    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
-        return ""
+    if (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 0) \
+            or (isinstance(node, ast.Attribute) and node.attr == "values"):
+        return (f"{_your_line(call, node.lineno)} takes {ast.unparse(node)}: max over an "
+                "axis returns (values, indices), and [0] (.values) are the largest SCORES; the positions "
+                "(the token ids) are its [1] (.indices), or x.argmax(dim)")
+    return ""
 
 
 def max_values_taken() -> str:
-    """A line of a notebook function called by the running test that takes the VALUES of a max (``x.max(dim)[0]``,
-    ``.values``, ``torch.max(x, dim)[0]``) where positions (token ids) are meant, in words; ``""`` when none. Never
-    fails."""
-    try:
-        for call, fn in _called_functions():
-            for node in ast.walk(fn):
-                inner = node.value if isinstance(node, (ast.Subscript, ast.Attribute)) else None
-                if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
-                        and inner.func.attr == "max" and (len(inner.args) + len(inner.keywords)
-                                                          >= (2 if ast.unparse(inner.func.value) == "torch" else 1))):
-                    continue
-                first = (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
-                         and node.slice.value == 0) or (isinstance(node, ast.Attribute) and node.attr == "values")
-                if first:
-                    return (f"{_your_line(call, node.lineno)} takes {ast.unparse(node)}: max over an "
-                            "axis returns (values, indices), and [0] (.values) are the largest SCORES; the positions "
-                            "(the token ids) are its [1] (.indices), or x.argmax(dim)")
+    """A line of a notebook function called by the running test that takes the VALUES of a max where positions are
+    meant (:func:`_slip_max_values`), in words; ``""`` when none. Never fails."""
+    return named_slip(_slip_max_values, every=False)
+
+
+def _slip_zero_factor(call, fn, node, lists) -> str:
+    """A product with an argument which is 0 in that call (``score / length * alpha`` with alpha = 0): every value
+    made from it is 0."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
         return ""
-    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
-        return ""
+    zeros = {n: v for n, v in call.given.items() if type(v) in (int, float) and v == 0}
+    name = next((x.id for x in (node.left, node.right) if isinstance(x, ast.Name) and x.id in zeros), None)
+    return (f"{_your_line(call, node.lineno)} multiplies by {name}, which is {zeros[name]!r} in this test, so what "
+            f"it makes is 0: is {name} meant as a factor there (an exponent is written **, and ** binds before * "
+            f"and /)?") if name else ""
 
 
 def zero_factor() -> str:
     """A line of a notebook function called by the running test that multiplies by an argument which is 0 in that
-    call (``score / length * alpha`` with alpha = 0): every value made from it is 0; in words, ``""`` when none.
-    Never fails."""
-    try:
-        for call, fn in _called_functions(every=True):
-            zeros = {n: v for n, v in call.given.items() if type(v) in (int, float) and v == 0}
-            for node in ast.walk(fn) if zeros else ():
-                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-                    name = next((x.id for x in (node.left, node.right) if isinstance(x, ast.Name) and x.id in zeros),
-                                None)
-                    if name:
-                        return (f"{_your_line(call, node.lineno)} multiplies by {name}, which is "
-                                f"{zeros[name]!r} in this test, so what it makes is 0: is {name} meant as a factor "
-                                f"there (an exponent is written **, and ** binds before * and /)?")
-        return ""
-    except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
-        return ""
+    call (:func:`_slip_zero_factor`), in words; ``""`` when none. Never fails."""
+    return named_slip(_slip_zero_factor)
 
 
 def bound_fewer_times(qualname: str, var: str) -> bool:
