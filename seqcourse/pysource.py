@@ -82,7 +82,9 @@ def precedence_note(line: str) -> str:
             said, meant = f"{a} {op} (1 * {b})", f"({a} {op} 1) * {b}"
         elif isinstance(node, ast.IfExp) and isinstance(node.orelse, ast.BinOp) \
                 and isinstance(node.orelse.op, (ast.Add, ast.Sub)) \
-                and not written_in_parentheses(node, node.orelse):      # a if c else b + d: the else takes b + d
+                and not written_in_parentheses(node, node.orelse) \
+                and ast.unparse(node.body) != ast.unparse(node.orelse.left):   # a if c else b + d: else takes b + d
+            # (out if l == 0 else out + h reads as meant: (out if l == 0 else out) + h would be out + h always)
             a, c, b = (ast.unparse(x) for x in (node.body, node.test, node.orelse))
             op = "+" if isinstance(node.orelse.op, ast.Add) else "-"
             said = f"{a} if {c} else ({b})"

@@ -220,8 +220,20 @@ def test_test_cells_are_locked_and_score_points(assignment):
 @pytest.mark.parametrize("path", [p for a in ASSIGNMENTS for p in nbgrader_cli.source_notebooks(a)],
                          ids=lambda p: p.name)
 def test_solution_notebook_runs_top_to_bottom(path):
-    """The instructor's notebook (solutions and hidden tests) runs start to end; the time is reported."""
+    """The instructor's notebook (solutions and hidden tests) runs start to end; the time is reported. After each
+    test cell, the slips that a failing test's message would name first (seqcourse.calltrace.discarded_value) are
+    asked of the reference code that cell ran: none may be found there, or a student with another mistake would be
+    sent to a right line (ch06's `finished[b] = True` and ch05's `out if l == 0 else out + h` were)."""
     nb = nbgrader_cli.load(path)
+    cells = []
+    for cell in nb.cells:
+        cells.append(cell)
+        if nbgrader_cli.is_autograded_test(cell):
+            cells.append(nbformat.v4.new_code_cell(
+                "from seqcourse import calltrace as _calltrace\n_slip = _calltrace.discarded_value()\n"
+                f"print({'SLIP IN THE REFERENCE after ' + nbgrader_cli.nbgrader_meta(cell)['grade_id']!r}, _slip) "
+                "if _slip else None"))
+    nb.cells = cells
     env_before = os.environ.pop("NBGRADER_EXECUTION", None)
     try:
         start = time.perf_counter()
@@ -230,3 +242,5 @@ def test_solution_notebook_runs_top_to_bottom(path):
     finally:
         if env_before is not None:
             os.environ["NBGRADER_EXECUTION"] = env_before
+    slips = [o.get("text", "") for c in nb.cells for o in c.get("outputs", []) if "SLIP IN THE REFERENCE" in o.get("text", "")]
+    assert not slips, "\n".join(slips)
