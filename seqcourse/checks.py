@@ -3579,7 +3579,8 @@ def _operand_hint(value: BaseException, line: str, env: dict, source: str = "") 
                     item = ast.unparse(right if kinds[0] == "list" else left)
                     seq, other = (a, b) if kinds[0] == "list" else (b, a)
                     if isinstance(seq, list) and seq and all(type(v) in (int, float) for v in seq) \
-                            and type(other) in (int, float):
+                            and any(type(v) is float for v in seq) and type(other) in (int, float):
+                        # scores (floats): one was meant; token ids (ints): an item joined to a list, below
                         listed = ast.unparse(left if kinds[0] == "list" else right)
                         return said + (f": a number plus a list of {len(seq)} numbers, where {listed} is meant to be "
                                        f"ONE number: where {listed} is made, one entry was meant (an index left out, "

@@ -1489,3 +1489,17 @@ def test_a_value_left_none_names_the_line_that_made_it_none(shell):
     assert 'your line "mask = None" sets it' in text
     text = _brief_message(shell, "first(torch.ones(2, 3))")
     assert "the caller passed lengths=None" in text
+
+
+def test_a_number_plus_a_list_says_join_for_token_ids_and_one_number_for_scores(shell):
+    """Trial 22l's ch06-h06b (`SOS_INDEX + ids`: an item joined to a list of token ids) and trial 22x's ch09-x09e
+    (`score + lp` with lp a list of log-probabilities: one number was meant) get different causes."""
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
+    shell.run_cell("def with_sos(ids):\n"
+                   "    return 1 + ids\n"
+                   "def add_score(score, lp):\n"
+                   "    return score + lp\n", store_history=True)
+    text = _brief_message(shell, "with_sos([4, 5, 6])")
+    assert "+ joins a list only to a list: put the item in a list ([1])" in text
+    text = _brief_message(shell, "add_score(-1.5, [-0.1, -2.3])")
+    assert "where lp is meant to be ONE number" in text
