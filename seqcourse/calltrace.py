@@ -1677,6 +1677,24 @@ def _shape_words(t) -> str:
     return "(" + ", ".join(str(int(s)) for s in t.shape) + ")"
 
 
+def slip_get_without_default(call, fn, node, lists) -> str:
+    """``d.get(key)`` without a default (or ``map(d.get, keys)``): a key not in the dict gives None."""
+    def known(expr):        # the value of a name the call was given or made; None when unknown
+        n = _base(expr)
+        return call.first[n][0] if n in call.first else call.given.get(n)
+
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+            and len(node.args) == 1 and not node.keywords and isinstance(known(node.func.value), (dict, type(None))):
+        d = ast.unparse(node.func.value)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "map" and node.args \
+            and isinstance(node.args[0], ast.Attribute) and node.args[0].attr == "get":
+        d = ast.unparse(node.args[0].value)
+    else:
+        return ""
+    return (f"{_your_line(call, node.lineno)} looks up with {d}.get and no default: a key that is not in {d} gives "
+            f"None; give the default as the second argument, {d}.get(key, default)")
+
+
 _SLIPS = (_slip_list_plus_tensor, _slip_discarded, _slip_times_one, _slip_elif_flags, _slip_tiny_fill,
           _slip_rows_index, _slip_flag_overwritten, _slip_trailing_comma, _slip_conditional, _slip_from_the_end,
           _slip_copy_scaled, slip_longest_item)
@@ -1939,9 +1957,11 @@ def first_nan() -> str:
             return ""
         stamp, call, name, lineno = min(found, key=lambda f: f[0])
         line = linecache.getline(call.code.co_filename, lineno).strip()
+        rare = pysource.rare_function_note(line)     # F.softmin: the function is the cause, not where -inf went in
         return (f"the first variable that holds NaN is `{name}` in {call.code.co_qualname}"
                 + (f', made at your line "{line}"' if line else "") + " (what it was given holds none)"
-                + (_from_infinite(call, name, line, stamp) or _from_infinity_product(line) or _from_division(line))
+                + (f": {rare.strip()[1:-1]}" if rare else _from_infinite(call, name, line, stamp)
+                   or _from_infinity_product(line) or _from_division(line))
                 + _given_otherwise(rec, call))
     except Exception:  # noqa: BLE001 - a hint is a courtesy: any failure here means no hint
         return ""

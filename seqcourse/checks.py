@@ -836,9 +836,14 @@ def _type_name(t) -> str:
 def _type_hint(value, want) -> str:
     if value is None and want is not type(None):
         from seqcourse import calltrace
-        unreturned = calltrace.unreturned_result()
+        unreturned = calltrace.unreturned_result() or calltrace.named_slip(calltrace.slip_get_without_default)
         return f" ({unreturned})" if unreturned else (" (a function that ends without `return` gives None: is the "
                                                       "result returned?)")
+    if isinstance(value, (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)) \
+            and want is not type(value):
+        name = getattr(value, "__name__", "the method")
+        return (f" (the method .{name} itself, not its result: the call's parentheses are missing, .{name}() calls "
+                "it)")
     if want is int and type(value) is list and len(value) == 1:
         from seqcourse import calltrace
         kept = " (your code passes keepdim=True, which keeps it)" if calltrace.code_mentions({"keepdim"}) else ""
@@ -3768,7 +3773,23 @@ def _reshape_hint(msg: str, line: str, env: dict) -> str | None:
     return None
 
 
-def _none_hint(msg: str, line: str, env: dict, source: str) -> str | None:
+def _sources_of(tb, mine) -> tuple:
+    """The source of each function of the student's on the stack of ``tb`` (``mine``: their frames), innermost
+    first."""
+    import traceback
+
+    files = {f.filename for f in mine}
+    out = []
+    for fr, _ in traceback.walk_tb(tb):
+        if fr.f_code.co_filename in files:
+            try:
+                out.append(inspect.getsource(fr.f_code))
+            except (OSError, TypeError):
+                pass
+    return tuple(reversed(out))
+
+
+def _none_hint(msg: str, line: str, env: dict, source: str, outer: tuple = ()) -> str | None:
     """A name of the raising line that holds None, and the student's own line of that function that made it None
     (``mask = ... if lengths is not None else None``; ``mask = None``), in words; for an argument left None by the
     caller, that; None otherwise."""
@@ -3780,6 +3801,17 @@ def _none_hint(msg: str, line: str, env: dict, source: str) -> str | None:
     except SyntaxError:
         return None
     nones = [n for n in dict.fromkeys(names) if n in env and env[n] is None]
+    if not nones:      # an attribute that is None: cell.bias_ih of a layer built with bias=False
+        for node in ast.walk(ast.parse(line.split(" #")[0].strip())):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in env \
+                    and getattr(env[node.value.id], node.attr, 0) is None:
+                owner = env[node.value.id]
+                if node.attr.startswith("bias") and isinstance(owner, torch.nn.Module):
+                    return (f"`{ast.unparse(node)}` is None: {node.value.id} is built with bias=False, so it has no "
+                            f"biases; read the sizes from a weight (e.g. {node.value.id}.weight_hh.shape) and leave "
+                            "the biases out when there are none (the docstring's bias-free case)")
+                return f"`{ast.unparse(node)}` is None at this line: handle that case before this line"
+        return None
     if len(nones) != 1:
         return None
     name = nones[0]
@@ -3808,6 +3840,17 @@ def _none_hint(msg: str, line: str, env: dict, source: str) -> str | None:
                 return (f"`{name}` is None at this line: your line \"{ast.unparse(node)}\" {how}; give it a value "
                         "that works in that case too (for a mask: all True, every position kept; for a state: zeros), "
                         "or handle that case before this line")
+    for node in ast.walk(tree) if tree else ():      # for g in grads / [... for g in grads]: an item is None
+        if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) \
+                and node.target.id == name:
+            items = ast.unparse(node.iter)
+            made = next((m for m in (_bound_at(src, items) for src in (source, *outer)) if m), None) \
+                if items.isidentifier() else None      # a generator's own source is one line: its callers' too
+            grad = ".grad" in (made or items)
+            return (f"`{name}` is None: an item of {items} is None" + (f' (your line "{made}" makes {items})'
+                                                                         if made else "")
+                    + ("; a parameter's .grad is None when no gradient reached it: leave those out (if p.grad is not "
+                       "None)" if grad else "; leave those items out, or give them a value"))
     if tree is not None and any(isinstance(a, ast.arg) and a.arg == name for a in ast.walk(tree)):
         return (f"`{name}` is None at this line: the caller passed {name}=None (or left it out), a case the docstring "
                 f"allows; handle it before this line (if {name} is None: ...) with a value that works there too")
@@ -4101,7 +4144,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             if not at:
                 try:
                     complete = (_hidden_state_hint(msg, deepest.line or "", env, source)   # says it all
-                                or _none_hint(msg, deepest.line or "", env, source)
+                                or _none_hint(msg, deepest.line or "", env, source, _sources_of(tb, mine))
                                 or _reshape_hint(msg, deepest.line or "", env)
                                 or _index_select_hint(msg, deepest.line or "", env))
                     said = (complete or _api_hint(value, deepest.line or "", env)

@@ -169,11 +169,34 @@ def split_squash_note(line: str) -> str:
     return ""
 
 
+_RARE_FUNCTIONS = {    # functions next to the asked one (in completion lists and the docs) that no exercise asks for
+    "softmin": "F.softmin(x) is softmax(-x): the LARGEST values get the SMALLEST weights, and a -inf becomes +inf "
+               "(whose exp is inf, and inf / inf is NaN); weights that favour large scores are F.softmax(x)",
+}
+
+
+def rare_function_note(line: str) -> str:
+    """A call of one line to a function next to the one asked that no exercise asks for (``F.softmin``), in words;
+    ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split(" #")[0].strip())
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+            if name in _RARE_FUNCTIONS:
+                return f" ({_RARE_FUNCTIONS[name]})"
+    return ""
+
+
 def line_notes(line: str) -> str:
     """What one line of source alone says of a likely slip: the grouping Python reads (:func:`precedence_note`), a
     softmax over the batch axis (:func:`batch_axis_note`), an option no exercise asks for
-    (:func:`rare_keyword_note`), a squashing function applied to each term of a sum (:func:`split_squash_note`)."""
-    return precedence_note(line) + batch_axis_note(line) + rare_keyword_note(line) + split_squash_note(line)
+    (:func:`rare_keyword_note`), a squashing function applied to each term of a sum (:func:`split_squash_note`), a
+    function next to the one asked (:func:`rare_function_note`)."""
+    return (precedence_note(line) + batch_axis_note(line) + rare_keyword_note(line) + split_squash_note(line)
+            + rare_function_note(line))
 
 
 def swapped_arguments(node: ast.Call, names) -> str | None:

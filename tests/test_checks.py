@@ -1503,3 +1503,32 @@ def test_a_number_plus_a_list_says_join_for_token_ids_and_one_number_for_scores(
     assert "+ joins a list only to a list: put the item in a list ([1])" in text
     text = _brief_message(shell, "add_score(-1.5, [-0.1, -2.3])")
     assert "where lp is meant to be ONE number" in text
+
+
+def test_a_none_item_or_attribute_and_a_method_not_called_are_named(shell):
+    """Trial 22y's cases: a parameter whose .grad is None kept in the list (ch02-y02e), a bias-free cell's
+    bias_ih read for its size (ch03-y03b), stoi.get without a default (ch06-y06a) and loss.item without its
+    parentheses (ch01-y01d): each message says that cause."""
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors, assert_type\nexplain_errors()\n",
+                   store_history=True)
+    shell.run_cell("def total_norm(params):\n"
+                   "    grads = [p.grad for p in params if p.requires_grad]\n"
+                   "    return torch.sqrt(sum((g.detach() ** 2).sum() for g in grads))\n"
+                   "def hidden_size(cell):\n"
+                   "    return len(cell.bias_ih) // 4\n"
+                   "def ids_of(tokens, stoi):\n"
+                   "    return list(map(stoi.get, tokens))\n"
+                   "def loss_of(x):\n"
+                   "    return x.sum().item\n", store_history=True)
+    text = _brief_message(shell, "a, b = torch.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)\n"
+                                 "(2 * a).sum().backward()\ntotal_norm([a, b])")
+    assert "`g` is None: an item of grads is None" in text and "a parameter's .grad is None" in text
+    assert 'your line "grads = [p.grad for p in params if p.requires_grad]" makes grads' in text
+    text = _brief_message(shell, "hidden_size(torch.nn.LSTMCell(3, 4, bias=False))")
+    assert "`cell.bias_ih` is None: cell is built with bias=False" in text
+    text = _brief_message(shell, "from seqcourse import calltrace\nwith calltrace.recording():\n"
+                                 "    ids = ids_of(['a', 'zz'], {'a': 1})\n"
+                                 "assert_type(ids[1], 'int', 'ids[1]')")
+    assert "looks up with stoi.get and no default" in text
+    text = _brief_message(shell, "assert_type(loss_of(torch.ones(2)), 'float', 'the loss')")
+    assert "the method .item itself, not its result" in text
