@@ -182,6 +182,12 @@ def _options(frame) -> dict:
     return out
 
 
+def _layers(frame) -> dict:
+    """``{"self.rnn": nn.RNN}``: the class of each direct layer of a call's module arguments."""
+    return {f"{name}.{child}": type(m) for name, v in list(frame.f_locals.items())
+            if isinstance(v, torch.nn.Module) for child, m in v.named_children()}
+
+
 def _masked_fill_note(call, line: str, ref) -> str:
     """For a line that fills with ``x.masked_fill(mask, v)`` a mask that holds the reference's value of that name
     (True at the REAL positions): masked_fill writes where the mask is True, in words; ``""`` otherwise."""
@@ -302,6 +308,7 @@ class Recorder:
         call = Call(line, code, signature, arguments(frame), self.counter)
         call.shared = _shared(frame)
         call.options = _options(frame)
+        call.layers = _layers(frame)
         self.calls.append(call)
         return call
 
@@ -396,6 +403,7 @@ class Call:
         self.where = None                         # (k, how) of a variable whose k-th value goes wrong (_verdict)
         self.shared = None                        # layers a module argument holds under two names (_shared)
         self.options = {}                         # its layers built with an option that changes values (_options)
+        self.layers = {}                          # "self.rnn" -> the class of each layer of a module argument
         self.returned_at = None                   # the line it returned from
         self.rebound = {}                         # argument -> the line that first binds it again
         self.raised = False                       # it ended by raising an exception
@@ -1695,9 +1703,95 @@ def slip_get_without_default(call, fn, node, lists) -> str:
             f"None; give the default as the second argument, {d}.get(key, default)")
 
 
+_SETUP_INPLACE = {"requires_grad_", "manual_seed", "zero_", "uniform_", "normal_", "fill_", "copy_", "retain_grad"}
+
+
+def _slip_inplace_result_bound(call, fn, node, lists) -> str:
+    """``zh = z.mul_(h)`` with ``z`` read on a later line: the trailing _ changed z itself, so the later line reads
+    z * h (the student took the in-place method for a new value)."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+            and isinstance(node.value.func.value, ast.Name)):
+        return ""
+    method, base, target = node.value.func.attr, node.value.func.value.id, node.targets[0].id
+    if not method.endswith("_") or method.startswith("_") or method in _SETUP_INPLACE or base == target:
+        return ""
+    later = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == base and isinstance(n.ctx, ast.Load)
+             and n.lineno > node.lineno]
+    if not later:
+        return ""
+    return (f"{_your_line(call, node.lineno)} changes {base} itself: .{method}() (with the trailing _) works IN "
+            f"PLACE and returns {base}, so {target} and {base} are one tensor and every later line that reads {base} "
+            f"reads the changed values; for a new tensor write {ast.unparse(node.value).replace(f'.{method}(', f'.{method[:-1]}(', 1)}")
+
+
+def _slip_if_if_else(call, fn, node, lists) -> str:
+    """``if a: x = 1`` then ``if b: x = 2 else: x = 3``: the else belongs to the second if only, so it overwrites
+    what the first set (elif was meant)."""
+    blocks = [getattr(node, f, None) for f in ("body", "orelse")] + ([fn.body] if node is fn.body[0] else [])
+    for stmts in blocks:
+        if not isinstance(stmts, list):
+            continue
+        for first, second in zip(stmts, stmts[1:]):
+            if not (isinstance(first, ast.If) and isinstance(second, ast.If) and not first.orelse and second.orelse):
+                continue
+
+            def bound(body):
+                return {t.id for s in body for n in ast.walk(s) if isinstance(n, ast.Assign)
+                        for t in n.targets if isinstance(t, ast.Name)}
+
+            shared = bound(first.body) & bound(second.body) & bound(second.orelse)
+            if shared:
+                name = sorted(shared)[0]
+                return (f"the else of {_your_line(call, second.lineno)} belongs to that if only: it runs whenever "
+                        f"{ast.unparse(second.test)} is false, also after \"if {ast.unparse(first.test)}:\" set "
+                        f"{name}, and sets {name} again; write the second test as elif")
+    return ""
+
+
+def _slip_pad_from_predictions(call, fn, node, lists) -> str:
+    """``logits.argmax(-1) != PAD``: the padding read from the model's predictions, not from the targets."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))):
+        return ""
+    sides = [node.left, node.comparators[0]]
+    pad = [x for x in sides if re.search(r"pad", ast.unparse(x), re.I) and not any(
+        isinstance(n, ast.Call) for n in ast.walk(x))]
+    predicted = [x for x in sides if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                                          and n.func.attr == "argmax" for n in ast.walk(x))]
+    if not (pad and predicted):
+        return ""
+    return (f"{_your_line(call, node.lineno)} finds the padding from the model's predictions "
+            f"({ast.unparse(predicted[0])}): the padding is where the TARGET holds {ast.unparse(pad[0])} (compare the "
+            f"targets with it); what the model predicts says nothing about which positions are real")
+
+
+def _slip_unbatched_rnn(call, fn, node, lists) -> str:
+    """``self.rnn(x[:, t], h)`` with an nn.RNN / nn.GRU / nn.LSTM (not a cell) given one time step of a batch, a 2-D
+    (B, D) tensor: nn.RNN reads a 2-D input as ONE unbatched sequence of B steps."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and isinstance(node.args[0], ast.Subscript)):
+        return ""
+    layer = call.layers.get(ast.unparse(node.func))
+    arg = node.args[0]
+    whole = call.first[arg.value.id][0] if isinstance(arg.value, ast.Name) and arg.value.id in call.first \
+        else call.given.get(arg.value.id) if isinstance(arg.value, ast.Name) else None
+    if not (isinstance(layer, type) and issubclass(layer, torch.nn.RNNBase)) or not isinstance(whole, torch.Tensor):
+        return ""
+    parts = arg.slice.elts if isinstance(arg.slice, ast.Tuple) else [arg.slice]
+    dropped = sum(1 for e in parts if not isinstance(e, ast.Slice)
+                  and not (isinstance(e, ast.Constant) and e.value in (None, Ellipsis)))
+    if whole.dim() - dropped != 2:
+        return ""
+    kind = layer.__name__
+    return (f"{_your_line(call, node.lineno)} gives nn.{kind} {ast.unparse(arg)}, a 2-D tensor: nn.{kind} reads a 2-D "
+            f"input as ONE unbatched sequence (its rows are time steps), not as one step of a batch; give it the whole "
+            f"(B, T, D) sequence once (it loops over time itself), or one step as {ast.unparse(arg.value)}[:, t:t + 1]")
+
+
 _SLIPS = (_slip_list_plus_tensor, _slip_discarded, _slip_times_one, _slip_elif_flags, _slip_tiny_fill,
           _slip_rows_index, _slip_flag_overwritten, _slip_trailing_comma, _slip_conditional, _slip_from_the_end,
-          _slip_copy_scaled, slip_longest_item)
+          _slip_copy_scaled, slip_longest_item, _slip_unbatched_rnn, _slip_inplace_result_bound,
+          _slip_if_if_else, _slip_pad_from_predictions)
 
 
 def discarded_value() -> str:
@@ -1925,7 +2019,11 @@ def raised_difference() -> str:
                     f"`{call.line}`), {swapped}: it goes wrong before the line that raises, so the error likely "
                     "starts there")
         for name, (value, lineno) in call.first.items():
-            if _differs(value, ref(name)):
+            pattern = ref(name)
+            if isinstance(value, torch.Tensor) and (pattern or {}).get("shape") is not None \
+                    and list(value.shape) != pattern["shape"]:
+                return ""          # a tensor of another shape made first: the raising line's shapes say where
+            if _differs(value, pattern):
                 want, got = (ref(name) or {}).get("value"), _scalar(value)
                 numbers = f" ({_number(got)} where the reference's is {_number(want)})" if None not in (want, got) \
                     else _how(value, ref(name) or {})

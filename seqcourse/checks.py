@@ -1055,7 +1055,8 @@ def assert_gradient(grad, expected, name: str = "gradient", *, atol: float = 1e-
 def _nan_cause_said(made: str) -> bool:
     """Whether calltrace's words on where NaN is made (:func:`calltrace.first_nan`) say the cause."""
     from seqcourse import calltrace
-    return any(w in made for w in ("holds -inf", "holds inf", "0 / 0 gives NaN", calltrace.INFINITY_PRODUCT))
+    return any(w in made for w in ("holds -inf", "holds inf", "0 / 0 gives NaN", calltrace.INFINITY_PRODUCT,
+                                   *pysource._RARE_FUNCTIONS.values()))
 
 
 def assert_softmax(weights, name: str = "weights", *, dim: int = -1, mask=None, axes: tuple | None = None,
@@ -2202,6 +2203,16 @@ def _broadcast_hint(values: list, sizes: set | None = None) -> str | None:
     if len(sf) == 1 and len(sk) >= 2 and 1 not in sk and a.numel() == b.numel():   # one flattened, the other not
         return (hint + f"; {tf} has as many entries as {tk} ({a.numel()}): one of the two was flattened and the "
                 f"other was not: flatten both the same way ({tk}.reshape(-1)), or keep {tf} in the shape {_fmt(sk)}")
+    for text, shape, other_shape in ((ta, sa, sb), (tb, sb, sa)):     # (h @ W).T: the product transposed
+        node_t = next((n for t, v, n in values if t == text), None)
+        if isinstance(node_t, ast.Attribute) and node_t.attr in ("T", "mT") and isinstance(node_t.value, ast.BinOp) \
+                and isinstance(node_t.value.op, ast.MatMult) and len(shape) == 2 \
+                and _broadcasts(shape[::-1], other_shape):
+            left, right = (ast.unparse(x) for x in (node_t.value.left, node_t.value.right))
+            right = right if re.fullmatch(r"[\w.\[\]'\"]+", right) else f"({right})"
+            return (hint + f"; {text} transposes the PRODUCT, {_fmt(shape[::-1])} into {_fmt(shape)}: the transpose "
+                    f"belongs on the matrix, {left} @ {right}.T, whose shape {_fmt(shape[::-1])} meets "
+                    f"{_fmt(other_shape)}")
     for small, big, text in ((sa, sb, tb), (sb, sa, ta)):       # text: the big one's
         product = next((n for t, v, n in values if t == text and isinstance(n, ast.BinOp)
                         and isinstance(n.op, ast.MatMult)), None)
@@ -2414,7 +2425,7 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "", msg: s
     fits = [(t, _product_shape(x, y)) for t, x, y in tries if _product_shape(x, y) is not None]
     if sa == sb:        # f @ c_prev for f * c_prev: two tensors of one shape are multiplied entry by entry
         fits.insert(0, (f"{wrap(ta)} * {wrap(tb)} (element-wise: `*`, not `@`)", sa))
-    order = _chain_order(values, found_nodes[pick])
+    order = _chain_order(values, found_nodes[pick]) or _reduced_axis_note(found_nodes[pick], a, b, values)
     if order:
         hint += f"; {order}"
         fits = []
@@ -2447,6 +2458,38 @@ def _matmul_hint(values: list, env: dict | None = None, source: str = "", msg: s
             ": which one is your equation (" + ("an element-wise product, " if sa == sb else "")
             + "the order of the operands, a transpose, the tensor used)?")
     return hint
+
+
+def _reduced_axis_note(product, a, b, values: list) -> str:
+    """An operand of a product that does not fit, made by a sum or mean over one axis (``(d[..., None] * W).sum(-1)``),
+    whose sum over another axis would fit: that axis, in words; ``""`` otherwise."""
+    if isinstance(product, ast.BinOp):
+        operands = [product.left, product.right]
+    else:
+        return ""
+    for k, node in enumerate(operands):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("sum", "mean")
+                and len(node.args) + len(node.keywords) == 1):
+            continue
+        dim = node.args[0] if node.args else node.keywords[0].value
+        if not (isinstance(dim, ast.Constant) and type(dim.value) is int
+                or isinstance(dim, ast.UnaryOp) and isinstance(dim.operand, ast.Constant)):
+            continue
+        d = ast.literal_eval(dim)
+        _, whole = _value_of(node.func.value, values)
+        if not isinstance(whole, torch.Tensor):
+            continue
+        d_neg = d if d < 0 else d - whole.dim()
+        for other in sorted(range(-whole.dim(), 0), key=lambda o: abs(o - d_neg)):    # the nearest axis first
+            if other == d_neg:
+                continue
+            shape = tuple(whole.sum(other).shape)
+            pair = (shape, tuple(b.shape)) if k == 0 else (tuple(a.shape), shape)
+            if _product_shape(*pair) is not None:
+                return (f"{ast.unparse(node)} sums over axis {d}, of size {whole.shape[d]}; over axis {other} (size "
+                        f"{whole.shape[other]}) it gives {_fmt(shape)}, which fits the product: which axis does your "
+                        "equation sum over?")
+    return ""
 
 
 def _sibling_entries(ta: str, tb: str, a, b, env: dict, names: set) -> list:
@@ -3801,7 +3844,8 @@ def _none_hint(msg: str, line: str, env: dict, source: str, outer: tuple = ()) -
     except SyntaxError:
         return None
     nones = [n for n in dict.fromkeys(names) if n in env and env[n] is None]
-    if not nones:      # an attribute that is None: cell.bias_ih of a layer built with bias=False
+    if not nones and "unsupported operand" not in msg:   # (an operand's attribute: _operand_hint says more)
+        # an attribute that is None: cell.bias_ih of a layer built with bias=False
         for node in ast.walk(ast.parse(line.split(" #")[0].strip())):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in env \
                     and getattr(env[node.value.id], node.attr, 0) is None:

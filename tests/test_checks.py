@@ -1532,3 +1532,23 @@ def test_a_none_item_or_attribute_and_a_method_not_called_are_named(shell):
     assert "looks up with stoi.get and no default" in text
     text = _brief_message(shell, "assert_type(loss_of(torch.ones(2)), 'float', 'the loss')")
     assert "the method .item itself, not its result" in text
+
+
+def test_a_transposed_product_is_named_where_the_matrix_was_meant(shell):
+    """Trial 22y's ch02-y02a: `(h_prev @ W_hh).T + x_t @ W_hx.T`: the transpose belongs on W_hh."""
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
+    shell.run_cell("def cell(x_t, h_prev, W_hx, W_hh):\n"
+                   "    return torch.tanh((h_prev @ W_hh).T + x_t @ W_hx.T)\n", store_history=True)
+    text = _brief_message(shell, "cell(torch.ones(2, 3), torch.ones(2, 4), torch.ones(4, 3), torch.ones(4, 4))")
+    assert "(h_prev @ W_hh).T transposes the PRODUCT, (2, 4) into (4, 2): the transpose belongs on the matrix, " \
+           "h_prev @ W_hh.T" in text
+
+
+def test_a_product_that_fits_after_a_sum_over_another_axis_names_that_axis(shell):
+    """Trial 22y's ch08-y08d: `(dec.unsqueeze(-1) * W).sum(-1) @ enc.transpose(1, 2)` sums over Dh where d^T W sums
+    over Dd (axis -2)."""
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
+    shell.run_cell("def bilinear(dec, enc, W):\n"
+                   "    return (dec.unsqueeze(-1) * W).sum(-1) @ enc.transpose(1, 2)\n", store_history=True)
+    text = _brief_message(shell, "bilinear(torch.ones(2, 3, 6), torch.ones(2, 4, 5), torch.ones(6, 5))")
+    assert "sums over axis -1, of size 5; over axis -2 (size 6) it gives (2, 3, 5), which fits the product" in text
