@@ -190,13 +190,46 @@ def rare_function_note(line: str) -> str:
     return ""
 
 
+def squash_operand_note(line: str) -> str:
+    """A squashing function applied to one operand of a matrix product (``torch.tanh(hx) @ W.T + b``: the parenthesis
+    closed on ``hx``), in words; ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split(" #")[0].strip())
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and isinstance(node.left, ast.Call) \
+                and isinstance(node.left.func, (ast.Attribute, ast.Name)) and len(node.left.args) == 1:
+            f = node.left.func.attr if isinstance(node.left.func, ast.Attribute) else node.left.func.id
+            if f in _SQUASHES and f != "softmax":
+                inner = ast.unparse(node.left.args[0])
+                return (f" ({f}({inner}) @ ... squashes {inner} BEFORE the product: the parenthesis closes on {inner}; "
+                        f"the formula squashes the whole product (plus bias), {f}({inner} @ ... + b)")
+    return ""
+
+
+def range_note(line: str) -> str:
+    """``range(1, n)`` on one line: how many values it gives, in words; ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split(" #")[0].strip())
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" \
+                and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value == 1:
+            n = ast.unparse(node.args[1])
+            return f" (range(1, {n}) gives {n} - 1 values, 1 .. {n} - 1: range({n}) gives {n})"
+    return ""
+
+
 def line_notes(line: str) -> str:
     """What one line of source alone says of a likely slip: the grouping Python reads (:func:`precedence_note`), a
     softmax over the batch axis (:func:`batch_axis_note`), an option no exercise asks for
     (:func:`rare_keyword_note`), a squashing function applied to each term of a sum (:func:`split_squash_note`), a
-    function next to the one asked (:func:`rare_function_note`)."""
+    function next to the one asked (:func:`rare_function_note`), a squash closed on one operand of a product
+    (:func:`squash_operand_note`), how many values ``range(1, n)`` gives (:func:`range_note`)."""
     return (precedence_note(line) + batch_axis_note(line) + rare_keyword_note(line) + split_squash_note(line)
-            + rare_function_note(line))
+            + rare_function_note(line) + squash_operand_note(line) + range_note(line))
 
 
 def swapped_arguments(node: ast.Call, names) -> str | None:

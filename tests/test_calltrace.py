@@ -666,6 +666,9 @@ def test_a_named_line_says_a_softmax_over_the_batch_axis_an_option_not_asked_and
     assert "ONE sigmoid to the whole sum" in pysource.line_notes(
         'i = torch.sigmoid(x @ Wx["i"].T) + torch.sigmoid(h_prev @ Wh["i"].T)')
     assert "the LARGEST values get the SMALLEST weights" in pysource.line_notes("w = F.softmin(e, dim=-1)")
+    assert "squashes hx BEFORE the product" in pysource.line_notes('g = torch.tanh(hx) @ W["g"].T + b["g"]')
+    assert "gives Ty - 1 values" in pysource.line_notes("per_step = B * sum(k for t in range(1, Ty))")
+    assert pysource.line_notes("g = torch.tanh(hx @ W.T + b)") == ""
     assert pysource.line_notes("h = out if l == 0 else out + h") == ""    # (out if ... else out) + h: never meant
     assert "ONE tanh to the whole sum" in pysource.line_notes("g = x.tanh() + torch.tanh(h @ U.T)")
     for line in ("i = torch.sigmoid(x @ W.T + h @ U.T)", "c = f * c_prev + i * g", "h = o * torch.tanh(c)",
