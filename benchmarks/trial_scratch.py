@@ -610,6 +610,31 @@ def _(ns):
     return [_prev_22x["ch05_masked_mean"](ns), r, torch.tensor(float(torch.equal(o, o0)))]
 
 
+# ---- trial 22y: checks the ones above cannot see (a batch of one in the residual stack, a batch whose longest sentence
+# is shorter than its width in exercise 7's encoder, how many times decode_teacher_forcing calls encode)
+_prev_22y = dict(CHECKS)
+@check("ch05_residual_stack")
+def _(ns):
+    seed(); m = ns["ResidualLSTMStack"](D, H, 2); m.eval(); torch.manual_seed(23); x = torch.randn(1, T, D)
+    return [_prev_22y["ch05_residual_stack"](ns), m(x, torch.tensor([3]))]
+@check("ch07_encoder")
+def _(ns):
+    enc, _ = ch07_models(ns); src = torch.tensor([[4, 5, 0, 0, 0], [7, 0, 0, 0, 0]])
+    return [_prev_22y["ch07_encoder"](ns), enc(src, torch.tensor([2, 1]))]
+@check("ch09_teacher_forcing")
+def _(ns):
+    calls = []
+    real = ns["encode"]
+    def counting(*a, **k):
+        calls.append(1); return real(*a, **k)
+    ns["encode"] = counting
+    try:
+        m = nmt(ns); tin = torch.tensor([[1, 4, 5], [1, 6, 0], [1, 3, 4]]); ns["decode_teacher_forcing"](m, SRC9, L9, tin)
+    finally:
+        ns["encode"] = real
+    return [_prev_22y["ch09_teacher_forcing"](ns), len(calls)]
+
+
 def main(argv):
     global t
     t = importlib.import_module(argv[0])
