@@ -83,8 +83,10 @@ def precedence_note(line: str) -> str:
         elif isinstance(node, ast.IfExp) and isinstance(node.orelse, ast.BinOp) \
                 and isinstance(node.orelse.op, (ast.Add, ast.Sub)) \
                 and not written_in_parentheses(node, node.orelse) \
-                and ast.unparse(node.body) != ast.unparse(node.orelse.left):   # a if c else b + d: else takes b + d
-            # (out if l == 0 else out + h reads as meant: (out if l == 0 else out) + h would be out + h always)
+                and ast.unparse(node.orelse.left) in ("[]", "()", "0", "0.0", "''"):
+            # a if c else [] + d: the else takes [] + d (adding to an empty start is never meant on its own); with
+            # another left operand (out if l == 0 else out + h, out if r is None else r + out) Python's reading is
+            # the one meant
             a, c, b = (ast.unparse(x) for x in (node.body, node.test, node.orelse))
             op = "+" if isinstance(node.orelse.op, ast.Add) else "-"
             said = f"{a} if {c} else ({b})"

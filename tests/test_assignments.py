@@ -118,6 +118,53 @@ MIN_ALTERNATIVES = 3
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_no_slip_is_named_in_an_alternative(assignment):
+    """The slips a failing message names first (seqcourse.calltrace.discarded_value) are never found in a correct
+    answer written another way: each alternative runs, in one kernel per assignment, through the visible tests of its
+    function as a student runs them, and the slips are asked for after each test cell (a slip found there would send a
+    student with a mistake elsewhere to a right line). The visible tests must pass too."""
+    (src_path,) = nbgrader_cli.source_notebooks(assignment)
+    source = nbgrader_cli.load(src_path)
+    release = nbgrader_cli.load(nbgrader_cli.EXERCISES / assignment / src_path.name)
+    refs = {nbgrader_cli.nbgrader_meta(c)["grade_id"]: nbgrader_cli.student_code(c.source)
+            for c in source.cells if nbgrader_cli.is_solution_cell(c)}
+    nb = nbgrader_cli.submission(release, source, {})
+    tests_after, current = {}, None
+    for cell in nb.cells:
+        if nbgrader_cli.is_solution_cell(cell):
+            current = nbgrader_cli.nbgrader_meta(cell)["grade_id"]
+        elif nbgrader_cli.is_autograded_test(cell) and current:
+            tests_after.setdefault(current, []).append(cell.source)
+    base, extra = len(nb.cells), []
+    for alt in harness.load_alternatives(assignment):
+        extra.append(nbformat.v4.new_code_cell(alt.apply(refs[alt.cell])))
+        for test in tests_after.get(alt.cell, []):
+            extra += [nbformat.v4.new_code_cell(test), nbformat.v4.new_code_cell(
+                "from seqcourse import calltrace as _calltrace\n_slip = _calltrace.discarded_value()\n"
+                f"print({'SLIP IN ' + alt.id + ':'!r}, _slip) if _slip else None")]
+        extra.append(nbformat.v4.new_code_cell(refs[alt.cell]))       # the reference again for the next one
+    nb.cells = nb.cells + extra
+    env_before = os.environ.get("NBGRADER_EXECUTION")
+    os.environ["NBGRADER_EXECUTION"] = "validate"
+    try:
+        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(src_path.parent)}}).execute()
+    finally:
+        if env_before is None:
+            os.environ.pop("NBGRADER_EXECUTION", None)
+        else:
+            os.environ["NBGRADER_EXECUTION"] = env_before
+    problems = []
+    for cell in nb.cells[base:]:
+        for out in cell.get("outputs", []):
+            if "SLIP IN" in out.get("text", ""):
+                problems.append(out["text"].strip()[:500])
+            elif out.get("output_type") == "error":
+                problems.append(f"{cell.source[:60]!r} raised {out.get('ename')}: {out.get('evalue', '')[:300]}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_graded_function_has_three_alternatives(assignment):
     assert (harness.ALTERNATIVES / f"{assignment}.yaml").exists(), \
         f"tests/alternatives/{assignment}.yaml is missing: every assignment needs correct answers written another way"
