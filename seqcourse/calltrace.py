@@ -1107,6 +1107,34 @@ def _view_note(call, line: str) -> str:
     return ""
 
 
+def _flip_note(call, line: str) -> str:
+    """A ``x.flip(k)`` (or ``torch.flip(x, (k,))``) on ``line`` of a recorded tensor: which axis it reverses, with the
+    shape, in words (the sizes of the course's tests differ, so the size names the axis); ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split(" #")[0].strip())
+    except SyntaxError:
+        return ""
+    made = call.made or {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "flip"):
+            continue
+        method = not (isinstance(node.func.value, ast.Name) and node.func.value.id == "torch")
+        target, dims = (node.func.value, node.args) if method else (node.args[0] if node.args else None, node.args[1:])
+        if not isinstance(target, ast.Name) or len(dims) != 1:
+            continue
+        value = made.get(target.id, call.first.get(target.id, (None,))[0])
+        try:
+            dim = ast.literal_eval(dims[0])
+        except ValueError:
+            continue
+        dim = dim[0] if isinstance(dim, (tuple, list)) and len(dim) == 1 else dim
+        if isinstance(value, torch.Tensor) and type(dim) is int and -value.dim() <= dim < value.dim():
+            shape = tuple(int(n) for n in value.shape)
+            return (f" ({ast.unparse(node)} reverses axis {dim} of {target.id}, whose shape is {shape}: the axis of "
+                    f"size {shape[dim]})")
+    return ""
+
+
 def _negative_counter(call, line: str) -> str:
     """A loop counter that ``line`` reads and that took negative values (``range(0, -T, -1)``: 0, -1, -2, ...), in
     words: a negative index counts from the end, so position 0 is read first and the others from the last one
@@ -1285,7 +1313,7 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
                 + (f': look at your line "{line}"{_option_note(call, line)}{_masked_fill_note(call, line, ref)}'
                    f'{pysource.line_notes(line)}{_swapped_arguments(line)}{_negative_counter(call, line)}'
-                   f'{_view_note(call, line)}' if line else "")
+                   f'{_view_note(call, line)}{_flip_note(call, line)}' if line else "")
                 + (f" (compared with the reference's line that makes `{var}`: {diff})" if diff else "")
                 + _seeded(call, call.first[var][1])
                 + _written_view(call, var) + _unchecked(call, var, line, ref)), True
