@@ -1793,6 +1793,24 @@ def _slip_pad_from_predictions(call, fn, node, lists) -> str:
             f"targets with it); what the model predicts says nothing about which positions are real")
 
 
+_RETURNS_NONE = ("append", "extend", "insert", "sort", "reverse", "remove", "clear", "update")
+
+
+def _slip_none_method_bound(call, fn, node, lists) -> str:
+    """``ids = ids.append(EOS)``: a list (or dict) method that changes it in place and returns None, its result
+    bound to a name."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+            and node.value.func.attr in _RETURNS_NONE and isinstance(node.value.func.value, ast.Name)):
+        return ""
+    owner, method = node.value.func.value.id, node.value.func.attr
+    value = call.first[owner][0] if owner in call.first else call.given.get(owner)
+    if method in ("sort", "reverse", "update") and not isinstance(value, (list, dict)) and owner not in lists:
+        return ""             # (a tensor's .sort() returns values and indices)
+    return (f"{_your_line(call, node.lineno)} binds {node.targets[0].id} to None: .{method}() changes {owner} in "
+            f"place and returns None; call it on its own line ({ast.unparse(node.value)}) and keep using {owner}")
+
+
 def _slip_unbatched_rnn(call, fn, node, lists) -> str:
     """``self.rnn(x[:, t], h)`` with an nn.RNN / nn.GRU / nn.LSTM (not a cell) given one time step of a batch, a 2-D
     (B, D) tensor: nn.RNN reads a 2-D input as ONE unbatched sequence of B steps."""
@@ -1819,7 +1837,7 @@ def _slip_unbatched_rnn(call, fn, node, lists) -> str:
 _SLIPS = (_slip_list_plus_tensor, _slip_discarded, _slip_times_one, _slip_elif_flags, _slip_tiny_fill,
           _slip_rows_index, _slip_flag_overwritten, _slip_trailing_comma, _slip_conditional, _slip_from_the_end,
           _slip_copy_scaled, slip_longest_item, _slip_unbatched_rnn, _slip_inplace_result_bound,
-          _slip_if_if_else, _slip_pad_from_predictions)
+          _slip_if_if_else, _slip_pad_from_predictions, _slip_none_method_bound)
 
 
 def discarded_value() -> str:

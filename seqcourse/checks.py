@@ -836,7 +836,8 @@ def _type_name(t) -> str:
 def _type_hint(value, want) -> str:
     if value is None and want is not type(None):
         from seqcourse import calltrace
-        unreturned = calltrace.unreturned_result() or calltrace.named_slip(calltrace.slip_get_without_default)
+        unreturned = calltrace.unreturned_result() or calltrace.named_slip(calltrace.slip_get_without_default) \
+            or calltrace.discarded_value()
         return f" ({unreturned})" if unreturned else (" (a function that ends without `return` gives None: is the "
                                                       "result returned?)")
     if isinstance(value, (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)) \
