@@ -3855,8 +3855,7 @@ def _none_hint(msg: str, line: str, env: dict, source: str, outer: tuple = ()) -
                     return (f"`{ast.unparse(node)}` is None: {node.value.id} is built with bias=False, so it has no "
                             f"biases; read the sizes from a weight (e.g. {node.value.id}.weight_hh.shape) and leave "
                             "the biases out when there are none (the docstring's bias-free case)")
-                return f"`{ast.unparse(node)}` is None at this line: handle that case before this line"
-        return None
+        return None      # another attribute (p.grad before backward()): the error's own hint says more
     if len(nones) != 1:
         return None
     name = nones[0]
