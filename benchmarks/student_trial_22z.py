@@ -146,6 +146,10 @@ mistake("ch06", "t06c", "ch06_greedy_decode", "greedy_decode takes the first ite
         ("_, d = encoder(src, src_lengths)", "d = encoder(src, src_lengths)[0]"))
 mistake("ch06", "t06d", "ch06_pad_batch", "pad_batch returns (lengths, padded), the two results in the order they were computed, where the docstring asks for (padded, lengths)",
         ("    return padded, lengths", "    return lengths, padded"))
+mistake("ch06", "t06e", "ch06_teacher_forced_loss", "teacher_forced_loss feeds the decoder its own arg-max from the second step on (free running, as at test time), not the true previous token",
+        ("    logits = []\n", "    logits = []\n    y = dec_in[:, 0]                                    # <sos>\n"),
+        ("step_logits, d = decoder.step(dec_in[:, t], d)  # (B, V), (B, H)\n        logits.append(step_logits)",
+         "step_logits, d = decoder.step(y, d)  # (B, V), (B, H)\n        logits.append(step_logits)\n        y = step_logits.argmax(dim=-1)      # the next input: the decoder's own guess"))
 variant("ch06", "w06a", "ch06_numericalize", "numericalize in one expression with conditional lists",
         code=("def numericalize(tokens, stoi, add_sos=False, add_eos=False):\n"
               "    return ([SOS_INDEX] if add_sos else []) + [stoi[t] if t in stoi else UNK_INDEX for t in tokens] + ([EOS_INDEX] if add_eos else [])\n"))
