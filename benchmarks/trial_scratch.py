@@ -635,6 +635,15 @@ def _(ns):
     return [_prev_22y["ch09_teacher_forcing"](ns), len(calls)]
 
 
+# ---- trial 22z: a check the ones above cannot see (train_step on a batch of one)
+_prev_22z = dict(CHECKS)
+@check("ch01_train_step")
+def _(ns):
+    seed(); m = ns["ManyToOne"](D, H, 2); opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    torch.manual_seed(24); x = torch.randn(1, T, D); y = torch.tensor([1])
+    return [_prev_22z["ch01_train_step"](ns), round(ns["train_step"](m, opt, x, y), 6)]
+
+
 def main(argv):
     global t
     t = importlib.import_module(argv[0])
