@@ -1668,6 +1668,16 @@ def _slip_conditional(call, fn, node, lists) -> str:
     return ""
 
 
+def _slip_bitwise_compare(call, fn, node, lists) -> str:
+    """``done | y == eos``: | (and &) bind before == and !=, so the comparison takes ``done | y``."""
+    if isinstance(node, ast.Compare) and isinstance(node.left, ast.BinOp) \
+            and isinstance(node.left.op, (ast.BitOr, ast.BitAnd)):
+        note = pysource.precedence_note(ast.unparse(node))
+        if note:
+            return f"{_your_line(call, node.lineno)}: {note.strip()[1:-1]}"
+    return ""
+
+
 def _slip_from_the_end(call, fn, node, lists) -> str:
     """``x[b, -1 - k]`` in a function given ``lengths``: a negative index counts from the end of the PADDED axis."""
     code = call.code
@@ -1837,7 +1847,8 @@ def _slip_unbatched_rnn(call, fn, node, lists) -> str:
 _SLIPS = (_slip_list_plus_tensor, _slip_discarded, _slip_times_one, _slip_elif_flags, _slip_tiny_fill,
           _slip_rows_index, _slip_flag_overwritten, _slip_trailing_comma, _slip_conditional, _slip_from_the_end,
           _slip_copy_scaled, slip_longest_item, _slip_unbatched_rnn, _slip_inplace_result_bound,
-          _slip_if_if_else, _slip_pad_from_predictions, _slip_none_method_bound)
+          _slip_if_if_else, _slip_pad_from_predictions, _slip_none_method_bound,
+          _slip_bitwise_compare)
 
 
 def discarded_value() -> str:

@@ -618,6 +618,7 @@ def test_a_named_line_says_how_python_groups_an_operator_students_misread():
     assert "max_norm / (total_norm + 1e-06)" in pysource.precedence_note("scale = max_norm / total_norm + 1e-6")
     assert "a / (b * c)" in pysource.precedence_note("x = a / b * c")
     assert "r * (h @ W.T)" in pysource.precedence_note("n = torch.tanh(x @ U.T + r * h @ W.T + b)")
+    assert "done | (y == eos_index)" in pysource.precedence_note("done = done | y == eos_index")   # 22z's t07b
     for line in ("z = (B * H) ** 0.5", "q = 2 * x ** 2", "w = a / b + 1.0", "y = a / (b * c)", "y = h @ W * r", "for t in range(T):",
                  # the grouping written in parentheses is the student's own (trial 22u's ch02-u02d)
                  "grad = (grad * (1 - states[:, t]) ** 2) @ W_hh", "n = (r * h) @ W.T", "y = (a / b) * c",
