@@ -2720,6 +2720,16 @@ def _written_hint(line: str, values: list, msg: str = "") -> str | None:
             return (f"{part} has shape {_fmt(texts[part])} but {value} has shape {_fmt(texts[value])}: `...` stands "
                     f"for every axis BEFORE the index, so {part} picks position {ast.unparse(elts[1])} of the LAST "
                     f"axis of {base} {_fmt(full)}; the place of {value}'s shape is {base}[{at}] (axis {axis})")
+    kept = [k for k, e in enumerate(elts) if isinstance(e, ast.Slice) and e.step is None and (
+        isinstance(e.upper, ast.Constant) and e.upper.value == 1 and e.lower is None
+        or e.upper is not None and e.lower is not None and ast.unparse(e.upper) == f"{ast.unparse(e.lower)} + 1")]
+    shape_part, shape_value = tuple(texts[part]), tuple(texts[value])
+    for k in kept:                  # x[:, :1] = v with v lacking that axis: the slice keeps it
+        if k < len(shape_part) and shape_part[k] == 1 and shape_part[:k] + shape_part[k + 1:] == shape_value:
+            at = ", ".join([":"] * k + [ast.unparse(elts[k].lower) if elts[k].lower is not None else "0"])
+            return (f"{part} has shape {_fmt(shape_part)} but {value} has shape {_fmt(shape_value)}: the slice "
+                    f"{ast.unparse(elts[k])} keeps axis {k} (with size 1), which {value} does not have; index that "
+                    f"position instead, {base}[{at}], whose shape is {_fmt(shape_value)}")
     return (f"{part} has shape {_fmt(texts[part])} but {value} has shape {_fmt(texts[value])}: {base} was "
             f"made with other sizes than what is written into it{whole}: check the line that creates it (made "
             "like another tensor, e.g. empty_like(x) or zeros_like(x), where the sizes of the values are needed?)")
