@@ -103,16 +103,20 @@ def precedence_note(line: str) -> str:
     return ""
 
 
+def _nodes(line: str) -> list:
+    """The syntax nodes of one line of source (its comment left out), outside in; ``[]`` when it does not parse."""
+    try:
+        return list(ast.walk(ast.parse(line.split(" #")[0].strip())))
+    except SyntaxError:
+        return []
+
+
 def batch_axis_note(line: str) -> str:
     """A softmax (or log_softmax) of one line taken over dimension 0, the batch axis of every batch-first tensor of
     the course, in words (`` (log_softmax(..., dim=0) normalises over axis 0, the batch: ...)``); ``""`` otherwise."""
-    try:
-        tree = ast.parse(line.split(" #")[0].strip())
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+    for node in _nodes(line):
+        if isinstance(node, ast.Call) and callee_name(node):
+            name = callee_name(node)
             if name not in ("softmax", "log_softmax"):
                 return_dim = None
             else:
@@ -137,11 +141,7 @@ _RARE_KEYWORDS = {     # options that change a call's values and that no exercis
 def rare_keyword_note(line: str) -> str:
     """A call of one line given an option that changes its values and that no exercise asks for
     (``label_smoothing=0.1``), in words; ``""`` otherwise."""
-    try:
-        tree = ast.parse(line.split(" #")[0].strip())
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
+    for node in _nodes(line):
         if isinstance(node, ast.Call):
             for k in node.keywords:
                 if k.arg in _RARE_KEYWORDS and not (isinstance(k.value, ast.Constant) and k.value.value in (None, 0, 0.0)):
@@ -155,15 +155,9 @@ _SQUASHES = {"sigmoid": "(0, 1)", "tanh": "(-1, 1)", "relu": "[0, inf)", "softma
 def split_squash_note(line: str) -> str:
     """A sum of two calls of one squashing function (``torch.sigmoid(x @ W.T) + torch.sigmoid(h @ U.T)``): each term
     squashed on its own where the gate or state squashes the sum, in words; ``""`` otherwise."""
-    try:
-        tree = ast.parse(line.split(" #")[0].strip())
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
+    for node in _nodes(line):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            names = [n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id
-                     for n in (node.left, node.right)
-                     if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name))]
+            names = [callee_name(n) for n in (node.left, node.right) if isinstance(n, ast.Call) and callee_name(n)]
             if len(names) == 2 and names[0] == names[1] and names[0] in _SQUASHES:
                 f = names[0]
                 return (f" ({f}(a) + {f}(b) squashes each term on its own, so the sum can leave {_SQUASHES[f]}: the "
@@ -180,29 +174,19 @@ _RARE_FUNCTIONS = {    # functions next to the asked one (in completion lists an
 def rare_function_note(line: str) -> str:
     """A call of one line to a function next to the one asked that no exercise asks for (``F.softmin``), in words;
     ``""`` otherwise."""
-    try:
-        tree = ast.parse(line.split(" #")[0].strip())
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
-            if name in _RARE_FUNCTIONS:
-                return f" ({_RARE_FUNCTIONS[name]})"
+    for node in _nodes(line):
+        if isinstance(node, ast.Call) and callee_name(node) in _RARE_FUNCTIONS:
+            return f" ({_RARE_FUNCTIONS[callee_name(node)]})"
     return ""
 
 
 def squash_operand_note(line: str) -> str:
     """A squashing function applied to one operand of a matrix product (``torch.tanh(hx) @ W.T + b``: the parenthesis
     closed on ``hx``), in words; ``""`` otherwise."""
-    try:
-        tree = ast.parse(line.split(" #")[0].strip())
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
+    for node in _nodes(line):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and isinstance(node.left, ast.Call) \
-                and isinstance(node.left.func, (ast.Attribute, ast.Name)) and len(node.left.args) == 1:
-            f = node.left.func.attr if isinstance(node.left.func, ast.Attribute) else node.left.func.id
+                and len(node.left.args) == 1:
+            f = callee_name(node.left)
             if f in _SQUASHES and f != "softmax":
                 inner = ast.unparse(node.left.args[0])
                 return (f" ({f}({inner}) @ ... squashes {inner} BEFORE the product: the parenthesis closes on {inner}; "
@@ -212,11 +196,7 @@ def squash_operand_note(line: str) -> str:
 
 def range_note(line: str) -> str:
     """``range(1, n)`` on one line: how many values it gives, in words; ``""`` otherwise."""
-    try:
-        tree = ast.parse(line.split(" #")[0].strip())
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
+    for node in _nodes(line):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" \
                 and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value == 1:
             n = ast.unparse(node.args[1])
