@@ -1800,6 +1800,10 @@ _ERROR_HINTS = _SELF_EXPLAINED + (
     ("cannot assign module before Module.__init__() call", "super().__init__() must run first in __init__, before "
      "any layer is assigned to self: it makes the lists a module keeps its layers and parameters in; write it with "
      "empty parentheses (or super(ClassName, self)): super(ClassName) alone, without self, initialises nothing"),
+    ("size mismatch (got input: [", "the loss was given scores of ONE axis (the classes of one example: its batch "
+     "axis is gone) and targets with a batch axis; backward() then fails: a .squeeze() with no axis drops every axis "
+     "of size 1, the batch axis too when B = 1 -- squeeze only the axis meant (.squeeze(-1)), or keep the scores "
+     "(B, C) as the model returns them"),
     ("must be Tensor, not tuple", "a tuple where a tensor is asked: nn.RNN, nn.GRU and nn.LSTM return a pair "
      "(outputs, state), pad_packed_sequence (padded, lengths), a cell of an LSTM (h, c): unpack it where it is "
      "made, e.g. `outputs, _ = self.rnn(x)`"),
@@ -3286,10 +3290,9 @@ def _origin(name: str, before: int, bindings: list, wrong, env: dict) -> tuple |
     return None
 
 
-def _made_earlier_in_caller(mine: list, tb, test_line: str) -> tuple | None:
-    """When the error is raised in a function of the student's that another one called (given a tensor of a shape
-    its recorded run never saw, so nothing was recorded for it): :func:`_made_earlier_hint` at the CALLER's line,
-    where the tensors passed may have another shape than the reference's variables of the same names."""
+def _caller_frame(mine: list, tb):
+    """``(the frame, its traceback entry)`` of the student's function that called the innermost one (``mine[-1]``),
+    or None."""
     import traceback
 
     inner = mine[-1]
@@ -3297,12 +3300,69 @@ def _made_earlier_in_caller(mine: list, tb, test_line: str) -> tuple | None:
     if not callers:
         return None
     call = callers[-1]
-    frame = None
     for fr, lineno in traceback.walk_tb(tb):
         if fr.f_code.co_filename == call.filename and lineno == call.lineno:
-            frame = fr
-    if frame is None:
+            return fr, call
+    return None
+
+
+def _argument_made_in_caller(mine: list, tb, test_line: str, code, argument: str) -> str | None:
+    """Where the caller made what it passes as ``argument`` to the innermost function (whose code is ``code``): the
+    expression at the caller's line, followed back through the tensors it is made of (the reference's shapes at that
+    point of this visible test) to the first line whose inputs are all right; a tuple passed whole (an LSTM's state)
+    is followed through the tensors it holds. In words, or None."""
+    from seqcourse import calltrace, hints
+
+    found = _caller_frame(mine, tb)
+    if found is None:
         return None
+    frame, call = found
+    env = {**frame.f_globals, **frame.f_locals}
+    params = list(code.co_varnames[:code.co_argcount])
+    expr = None
+    for node in (n for n in _line_nodes(call.line or "") if isinstance(n, ast.Call)):
+        fn = _operand(node.func, env)
+        target = getattr(getattr(fn, "forward", fn), "__code__", None)
+        if target is not code:
+            continue
+        names = params[1:] if params[:1] == ["self"] else params
+        passed = dict(zip(names, node.args)) | {k.arg: k.value for k in node.keywords if k.arg}
+        expr = passed.get(argument)
+    if not isinstance(expr, ast.Name):
+        return None
+    try:
+        source = inspect.getsource(frame.f_code)
+    except (OSError, TypeError):
+        return None
+    local = frame.f_locals
+    signature = calltrace.call_signature(frame.f_code, local)
+
+    @functools.cache
+    def shapes(name):
+        v = local.get(name)
+        want = (hints.reference_shape(test_line, frame.f_code.co_qualname, signature, name)
+                if isinstance(v, torch.Tensor) else None)
+        return (tuple(v.shape), want) if want is not None and tuple(v.shape) != want else None
+
+    origin = _origin(expr.id, call.lineno, _bindings(source, frame.f_code.co_firstlineno), shapes, local)
+    if not origin or len(origin[1]) < 2 and not shapes(expr.id):
+        return None
+    lines, followed = origin
+    via = "".join(f", made from {n} {_fmt(shapes(n)[0])} (the reference's: {_fmt(shapes(n)[1])})"
+                  for n in followed[1:])
+    said = " or ".join(f'"{text}"' for _, text in lines)
+    return (f'your line "{(call.line or "").strip()}" passes {expr.id}{via}; it goes wrong at your line {said}'
+            + (" (whichever ran)" if len(lines) > 1 else ""))
+
+
+def _made_earlier_in_caller(mine: list, tb, test_line: str) -> tuple | None:
+    """When the error is raised in a function of the student's that another one called (given a tensor of a shape
+    its recorded run never saw, so nothing was recorded for it): :func:`_made_earlier_hint` at the CALLER's line,
+    where the tensors passed may have another shape than the reference's variables of the same names."""
+    found = _caller_frame(mine, tb)
+    if found is None:
+        return None
+    frame, call = found
     try:
         source = inspect.getsource(frame.f_code)
     except (OSError, TypeError):
@@ -3332,12 +3392,26 @@ def _join_swapped(lines: list, got: tuple, want: tuple) -> str:
     return ""
 
 
-def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: str) -> str | None:
+def _argument_read(lines: list, bindings: list, args: set) -> str | None:
+    """The argument that the one binding in ``lines`` only unpacks or indexes (``h, c = state``; ``h = state[0]``),
+    or None."""
+    if len(lines) != 1:
+        return None
+    node = next((b[5] for b in bindings if b[0] == lines[0][0]), None)
+    v = node.value if isinstance(node, ast.Assign) else None
+    while isinstance(v, (ast.Subscript, ast.Attribute)):
+        v = v.value
+    return v.id if isinstance(v, ast.Name) and v.id in args else None
+
+
+def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: str,
+                       caller=None) -> str | None:
     """When a tensor on the failing ``line`` has another shape than the reference's variable of the same name has at
     this point of this visible test (recorded by ``python -m autograder.edit_hints``): the tensor was made wrong
     earlier, at the first statement (followed back through the tensors it was made from) whose inputs all have
     the reference's shapes: ``(hint, the names bound at those statements)``. None when every name there has the
-    reference's shape or none was recorded."""
+    reference's shape or none was recorded. A tensor that only comes out of an argument (``h, c = state``) is
+    followed into the caller by ``caller(argument)`` (see :func:`_argument_made_in_caller`) when given."""
     from seqcourse import calltrace, hints
 
     code, local = frame.f_code, frame.f_locals
@@ -3367,6 +3441,11 @@ def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: st
                           for n in followed[1:])
             said_lines = " or ".join(f'"{text}"' for _, text in lines)
             where = f"{via}; it goes wrong at your line {said_lines}" + (" (whichever ran)" if len(lines) > 1 else "")
+            argument = _argument_read(lines, bindings, args) if not followed[1:] else None
+            passed = caller(argument) if argument and caller else None
+            if passed:         # only unpacked from an argument: where the caller made that argument
+                bound -= {n for b in bindings if b[0] in at for n in b[1]}
+                where = f"; it comes out of the argument {argument} at your line {said_lines}, and {passed}"
             joined = [m.group(1) for _, text in lines for m in [re.search(r"\b(?:stack|cat)\(\s*(\w+)\b", text)] if m]
             added = [m.groups() for _, text in lines
                      for m in [re.search(r"\b(stack|cat)\(\s*(\w+)\s*\+\s*(\w+)\s*[,)]", text)] if m]
@@ -3908,7 +3987,38 @@ def _none_hint(msg: str, line: str, env: dict, source: str, outer: tuple = ()) -
     if tree is not None and any(isinstance(a, ast.arg) and a.arg == name for a in ast.walk(tree)):
         return (f"`{name}` is None at this line: the caller passed {name}=None (or left it out), a case the docstring "
                 f"allows; handle it before this line (if {name} is None: ...) with a value that works there too")
-    return None
+    return _none_item_hint(name, tree, line)
+
+
+def _none_item_hint(name: str, tree, line: str) -> str | None:
+    """``name`` is None because the student's one line that binds it (other than the raising ``line``) took an item
+    of what a call returned (``d = encoder(src)[0]``, ``d, _ = f(x)``) or the call's result: that line, which item,
+    and what to check; None otherwise."""
+    here = " ".join(line.split(" #")[0].split())
+    found = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or " ".join(ast.unparse(node).split()) == here:
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Name) and target.id == name:
+            if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Call) \
+                    and isinstance(value.slice, ast.Constant) and type(value.slice.value) is int:
+                found.append((node, f"item {value.slice.value} of what {ast.unparse(value.value)} returns"))
+            elif isinstance(value, ast.Call):
+                found.append((node, None))
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Call):
+            at = [k for k, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == name]
+            if at:
+                found.append((node, f"item {at[0]} of what {ast.unparse(value)} returns"))
+    if len(found) != 1:
+        return None
+    node, what = found[0]
+    if what is None:
+        return (f"`{name}` is None at this line: your line \"{ast.unparse(node)}\" made it, and the call there returned "
+                "None (a function of yours that ends without `return`, or a method that works in place and returns "
+                "None, such as list.sort())")
+    return (f"`{name}` is None at this line, from your line \"{ast.unparse(node)}\": {what} is None here; is that the "
+            "item you need? (the docstring says what each item of the result holds, and in which order)")
 
 
 def _index_select_hint(msg: str, line: str, env: dict) -> str | None:
@@ -4184,7 +4294,9 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             except (OSError, TypeError):
                 source = ""
             try:
-                made = (_made_earlier_hint(frame, deepest.line or "", deepest.lineno, outer.line or "", source)
+                made = (_made_earlier_hint(frame, deepest.line or "", deepest.lineno, outer.line or "", source,
+                                           lambda a: _argument_made_in_caller(mine, tb, outer.line or "",
+                                                                              frame.f_code, a))
                         or _made_earlier_in_caller(mine, tb, outer.line or ""))
             except Exception:  # noqa: BLE001 - a hint never hides the error
                 made = None

@@ -678,3 +678,22 @@ def test_a_named_line_says_a_softmax_over_the_batch_axis_an_option_not_asked_and
     for line in ("w = torch.softmax(e, dim=-1)", "p = F.log_softmax(s, dim=2)", "loss = F.cross_entropy(s, y)",
                  "W = w[n * H:(n + 1) * H]", "e = F.cross_entropy(s, y, label_smoothing=0.0)"):
         assert pysource.line_notes(line) == "", line
+
+
+def test_a_named_flip_says_which_axis_it_reverses_with_the_shape(shell):
+    """Trial 22z's ch05 and ch09 flips of the wrong axis: the line named says which axis `.flip(k)` reverses and that
+    axis's size (the tests' sizes differ, so the size names the axis); a line without a flip says nothing of it."""
+    shell.record("def f(x, w):\n"
+                 "    a = x @ w\n"
+                 "    b = a.flip(1)\n"
+                 "    return b * 2\n")
+    text = _message(shell, "def f(x, w):\n"
+                           "    a = x @ w\n"
+                           "    b = a.flip(0)\n"
+                           "    return b * 2\n")
+    assert "a.flip(0) reverses axis 0 of a, whose shape is (2, 4): the axis of size 2" in text
+    text = _message(shell, "def f(x, w):\n"
+                           "    a = x @ w\n"
+                           "    b = torch.flip(a, (1,)) * 3\n"
+                           "    return b * 2\n")
+    assert "reverses axis" not in text or "torch.flip(a, (1,)) reverses axis 1" in text
