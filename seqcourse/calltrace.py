@@ -1844,11 +1844,80 @@ def _slip_unbatched_rnn(call, fn, node, lists) -> str:
             f"(B, T, D) sequence once (it loops over time itself), or one step as {ast.unparse(arg.value)}[:, t:t + 1]")
 
 
+def _slip_argument_unpacked_over(call, fn, node, lists) -> str:
+    """``h_r, h_z, h = gh.chunk(3)`` in a function given ``h``: an unpacking binds an argument's name again, from a
+    value not made of it, and later lines read the name (the student meant the argument; they get the new value)."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List))):
+        return ""
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} - {"self"}
+    read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+    for t in node.targets[0].elts:
+        if not (isinstance(t, ast.Name) and t.id in params and t.id not in read):
+            continue
+        loads = [n.lineno for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == t.id
+                 and isinstance(n.ctx, ast.Load)]
+        if any(x < node.lineno for x in loads) and any(x > node.lineno for x in loads):
+            return (f"{_your_line(call, node.lineno)} binds {t.id}, an argument of {call.code.co_qualname} that "
+                    f"earlier lines read, to a new value ({ast.unparse(node.value)}); every later line that reads "
+                    f"{t.id} gets that value, not the argument: give the new value another name")
+    return ""
+
+
+def _slip_stale_loop_variable(call, fn, node, lists) -> str:
+    """``for tok, lp in enumerate(...): ...`` and later, in another loop, ``if tok == EOS``: a loop's variable read
+    after its loop ended holds the last item it took, the same at every step of the later loop."""
+    if not isinstance(node, (ast.For, ast.While)):
+        return ""
+    inside = {id(n) for n in ast.walk(node)}
+    bound_here = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    comprehended = {n.id for c in ast.walk(node) if isinstance(c, ast.comprehension)
+                    for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+    for loop in ast.walk(fn):
+        if not isinstance(loop, ast.For) or id(loop) in inside or loop.end_lineno >= node.lineno:
+            continue
+        for name in (n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)):
+            if name in bound_here or name in comprehended:
+                continue
+            others = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name
+                      and isinstance(n.ctx, ast.Store) and not any(n is m for m in ast.walk(loop.target))]
+            if others:
+                continue
+            use = next((n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name
+                        and isinstance(n.ctx, ast.Load)), None)
+            if use is not None:
+                loop_line = linecache.getline(call.code.co_filename, loop.lineno).strip()
+                return (f"{_your_line(call, use.lineno)} reads {name}, the variable of the loop at your line "
+                        f"\"{loop_line}\", which had ended: {name} keeps the last "
+                        f"item that loop took, the same at every step here, not a value of the item this loop is at")
+    return ""
+
+
+def _slip_teacher_forcing_own_guess(call, fn, node, lists) -> str:
+    """In a teacher-forced function (its name or docstring says teacher forcing), the decoder's own arg-max bound
+    and fed back as the next input: that is greedy decoding, not teacher forcing."""
+    doc = (ast.get_docstring(fn) or "") + fn.name
+    if not (re.search(r"teacher", doc, re.I) and isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)):
+        return ""
+    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "argmax"
+               for n in ast.walk(node.value)):
+        return ""
+    name = node.targets[0].id
+    fed = any(isinstance(c, ast.Call) and any(isinstance(a, ast.Name) and a.id == name for a in c.args)
+              for c in ast.walk(fn))
+    if not fed:
+        return ""
+    return (f"{_your_line(call, node.lineno)} feeds the decoder its own guess ({ast.unparse(node.value)}): teacher "
+            "forcing feeds the TRUE previous token at every step (the target sequence, shifted by one), whatever the "
+            "decoder predicted; feeding back its own arg-max is greedy decoding")
+
+
 _SLIPS = (_slip_list_plus_tensor, _slip_discarded, _slip_times_one, _slip_elif_flags, _slip_tiny_fill,
           _slip_rows_index, _slip_flag_overwritten, _slip_trailing_comma, _slip_conditional, _slip_from_the_end,
           _slip_copy_scaled, slip_longest_item, _slip_unbatched_rnn, _slip_inplace_result_bound,
           _slip_if_if_else, _slip_pad_from_predictions, _slip_none_method_bound,
-          _slip_bitwise_compare)
+          _slip_bitwise_compare, _slip_argument_unpacked_over, _slip_stale_loop_variable,
+          _slip_teacher_forcing_own_guess)
 
 
 def discarded_value() -> str:

@@ -3467,7 +3467,9 @@ def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: st
                 where = (f"{via}; it is made at your line {said_lines} from the list {joined[0]}{count}: what fills "
                          "that list goes wrong (how many items, of which shape: the loop that appends to it?)")
         else:
-            where = (f"; {name} is an argument of {code.co_name}: the caller passes it with that shape" if name in args
+            passed = caller(name) if caller and name in args else None
+            where = (f"; {name} is an argument of {code.co_name}, and {passed}" if passed else
+                     f"; {name} is an argument of {code.co_name}: the caller passes it with that shape" if name in args
                      else "; it was made wrong before this line")
         said.append(f"{name} has shape {_fmt(got)} here, but {_fmt(want)} in the reference solution at this point of "
                     f"this test{where}")
@@ -4006,6 +4008,8 @@ def _none_item_hint(name: str, tree, line: str) -> str | None:
                 found.append((node, f"item {value.slice.value} of what {ast.unparse(value.value)} returns"))
             elif isinstance(value, ast.Call):
                 found.append((node, None))
+            elif isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
+                found.append((node, ""))
         elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Call):
             at = [k for k, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == name]
             if at:
@@ -4013,12 +4017,54 @@ def _none_item_hint(name: str, tree, line: str) -> str | None:
     if len(found) != 1:
         return None
     node, what = found[0]
+    if what == "":
+        return (f"`{name}` is None at this line: your line \"{ast.unparse(node)}\" made it, and "
+                f"{ast.unparse(node.value)} is None there; follow it back to where it was set (or left unset)")
     if what is None:
         return (f"`{name}` is None at this line: your line \"{ast.unparse(node)}\" made it, and the call there returned "
                 "None (a function of yours that ends without `return`, or a method that works in place and returns "
                 "None, such as list.sort())")
     return (f"`{name}` is None at this line, from your line \"{ast.unparse(node)}\": {what} is None here; is that the "
             "item you need? (the docstring says what each item of the result holds, and in which order)")
+
+
+def _unpack_order_hint(msg: str, line: str, env: dict, source: str) -> str | None:
+    """A name of the raising line that holds a number where the line indexes it (``'float' object is not
+    subscriptable``), bound by an unpacking (``for tokens, score, state in candidates``) that gave a list to another of
+    its names: the names in another order than the items; that line, what each name got, and the line that builds
+    the items when one appends tuples to the list unpacked. None otherwise."""
+    m = re.search(r"'(int|float)' object is not subscriptable", msg)
+    if not m:
+        return None
+    subs = [n.value.id for n in _line_nodes(line) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)]
+    tree = _source_tree(source) if source else None
+    lines = textwrap.dedent(source).splitlines() if source else []
+    for name in (n for n in subs if type(env.get(n)) in (int, float)):
+        for node in ast.walk(tree) if tree is not None else ():
+            target = node.target if isinstance(node, (ast.For, ast.comprehension)) else \
+                node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+            if not isinstance(target, (ast.Tuple, ast.List)):
+                continue
+            names = [t.id if isinstance(t, ast.Name) else None for t in target.elts]
+            if isinstance(node, ast.For) and not any(
+                    getattr(n, "lineno", 0) and lines[n.lineno - 1].strip() == line.strip()
+                    for b in node.body for n in ast.walk(b)):
+                continue              # a loop that does not hold the raising line
+            if name not in names or not any(isinstance(env.get(n), (list, tuple, torch.Tensor)) for n in names if n):
+                continue
+            got = ", ".join(f"{n} a{'n' if type(env[n]).__name__[0] in 'aeiou' else ''} {type(env[n]).__name__}"
+                            for n in names if n and n in env)
+            source_of = node.iter if isinstance(node, (ast.For, ast.comprehension)) else node.value
+            base = source_of.value if isinstance(source_of, ast.Subscript) else source_of
+            built = next((b for b in ast.walk(tree) if isinstance(b, ast.Call) and isinstance(b.func, ast.Attribute)
+                          and b.func.attr in ("append", "insert") and isinstance(b.func.value, ast.Name)
+                          and isinstance(base, ast.Name) and b.func.value.id == base.id and b.args
+                          and isinstance(b.args[-1], ast.Tuple)), None)
+            head = ast.unparse(node).splitlines()[0] if not isinstance(node, ast.comprehension) else ast.unparse(node)
+            return (f"`{name}` holds a {m.group(1)} here: your line \"{head.rstrip(':')}\" unpacks each item in the "
+                    f"order of its parts, giving {got}: the names are in another order than the items' parts"
+                    + (f" (your line \"{ast.unparse(built)}\" builds them)" if built is not None else ""))
+    return None
 
 
 def _index_select_hint(msg: str, line: str, env: dict) -> str | None:
@@ -4311,6 +4357,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
                 try:
                     complete = (_hidden_state_hint(msg, deepest.line or "", env, source)   # says it all
                                 or _none_hint(msg, deepest.line or "", env, source, _sources_of(tb, mine))
+                                or _unpack_order_hint(msg, deepest.line or "", env, source)
                                 or _reshape_hint(msg, deepest.line or "", env)
                                 or _index_select_hint(msg, deepest.line or "", env))
                     said = (complete or _api_hint(value, deepest.line or "", env)

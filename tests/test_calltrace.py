@@ -697,3 +697,40 @@ def test_a_named_flip_says_which_axis_it_reverses_with_the_shape(shell):
                            "    b = torch.flip(a, (1,)) * 3\n"
                            "    return b * 2\n")
     assert "reverses axis" not in text or "torch.flip(a, (1,)) reverses axis 1" in text
+
+
+def _brief(sh, student: str, test: str = TEST_CELL) -> str:
+    """What explain_errors shows a student for the failing ``test`` cell after ``student``'s function."""
+    from seqcourse.checks import brief_error
+
+    assert sh.run_cell(student, store_history=True).success
+    exc = sh.run_cell(test, store_history=True).error_in_exec
+    assert exc is not None, "the student's function passed"
+    return brief_error(exc, exc.__traceback__, sh)
+
+
+def test_an_argument_unpacked_over_a_stale_loop_variable_and_teacher_forcing_fed_its_guess_are_named(shell):
+    """Trial 22z's ch04-t04c (`h_r, h_z, h = gh.chunk(3)` in a function given h), ch09-t09a (`if tok == EOS` after
+    the loop over tok ended) and ch06-t06e (a teacher-forced loss feeding back the decoder's arg-max): each failing
+    message names the line and the slip."""
+    shell.record()
+    text = _brief(shell, "def f(x, w):\n"
+                           "    a = x @ w\n"
+                           "    y0, x = a, a * 0 + 1\n"
+                           "    return torch.tanh(a) * 2 + 1 + x\n")
+    assert 'your line "y0, x = a, a * 0 + 1" in f binds x, an argument of f that earlier lines read' in text
+    text = _brief(shell, "def f(x, w):\n"
+                           "    a = x @ w\n"
+                           "    for k, col in enumerate(a.T):\n"
+                           "        pass\n"
+                           "    rows = []\n"
+                           "    for row in a:\n"
+                           "        rows.append(torch.tanh(row) * 2 + 1 + k)\n"
+                           "    return torch.stack(rows)\n")
+    assert 'reads k, the variable of the loop at your line "for k, col in enumerate(a.T):", which had ended' in text
+    text = _brief(shell, "def f(x, w):\n"
+                           "    \"\"\"With teacher forcing.\"\"\"\n"
+                           "    a = x @ w\n"
+                           "    y = a.argmax(dim=-1)\n"
+                           "    return torch.tanh(a) * 2 + 1 + 0.01 * float(sum(y))\n")
+    assert 'your line "y = a.argmax(dim=-1)" in f feeds the decoder its own guess' in text

@@ -1512,6 +1512,24 @@ def test_a_none_item_of_a_result_names_the_line_that_took_it(shell):
     assert 'your line "d = prepare(src)" made it, and the call there returned None' in text
 
 
+def test_names_unpacked_in_another_order_than_the_items_are_named(shell):
+    """Trial 22z's ch09-t09b: candidates built as (score, tokens, state) and unpacked as (tokens, score, state): the
+    float subscripted is said with the unpacking line, what each name got and the line that builds the items."""
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
+    shell.run_cell("def first_tokens(pairs):\n"
+                   "    items = []\n"
+                   "    for a, b in pairs:\n"
+                   "        items.append((a * 0.5, [b, b]))\n"
+                   "    out = []\n"
+                   "    for tokens, score in items:\n"
+                   "        out.append(tokens[0])\n"
+                   "    return out\n", store_history=True)
+    text = _brief_message(shell, "first_tokens([(1, 2)])")
+    assert ('`tokens` holds a float here: your line "for tokens, score in items" unpacks each item in the order of '
+            "its parts, giving tokens a float, score a list") in text
+    assert 'your line "items.append((a * 0.5, [b, b]))" builds them' in text
+
+
 def test_a_number_plus_a_list_says_join_for_token_ids_and_one_number_for_scores(shell):
     """Trial 22l's ch06-h06b (`SOS_INDEX + ids`: an item joined to a list of token ids) and trial 22x's ch09-x09e
     (`score + lp` with lp a list of log-probabilities: one number was meant) get different causes."""
