@@ -500,6 +500,13 @@ def test_brief_errors_show_the_students_line_in_one_line(shell):
     assert text.startswith("AssertionError: h: 2 of 2 entries differ") and " at " not in text.split(":")[0]
 
 
+def _student(shell, code: str) -> None:
+    """The course's error messages on in ``shell`` (as a notebook's first cell turns them on), then ``code`` (the
+    student's functions) run as a cell."""
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
+    assert shell.run_cell(code, store_history=True).success
+
+
 def _brief_message(shell, code):
     """What explain_errors shows for the error that ``code``, run as a new cell of ``shell``, raises."""
     from seqcourse.checks import brief_error
@@ -1474,17 +1481,16 @@ def test_the_f_linear_transpose_hint_reads_the_weight_argument_only():
 def test_a_value_left_none_names_the_line_that_made_it_none(shell):
     """Trial 22x's ch07-x07b: `mask = ... if lengths is not None else None`, then `mask[:, t]`: the message names
     `mask`, the student's line that made it None and the case (lengths None), not another variable's line."""
-    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
-    shell.run_cell("def encode(x, lengths=None):\n"
-                   "    mask = (torch.arange(x.shape[1]) < lengths[:, None]) if lengths is not None else None\n"
-                   "    return x * mask[:, 0, None]\n"
-                   "def encode2(x, lengths=None):\n"
-                   "    mask = None\n"
-                   "    if lengths is not None:\n"
-                   "        mask = torch.arange(x.shape[1]) < lengths[:, None]\n"
-                   "    return x * mask[:, 0, None]\n"
-                   "def first(x, lengths=None):\n"
-                   "    return x[:, 0] * lengths[0]\n", store_history=True)
+    _student(shell, "def encode(x, lengths=None):\n"
+                    "    mask = (torch.arange(x.shape[1]) < lengths[:, None]) if lengths is not None else None\n"
+                    "    return x * mask[:, 0, None]\n"
+                    "def encode2(x, lengths=None):\n"
+                    "    mask = None\n"
+                    "    if lengths is not None:\n"
+                    "        mask = torch.arange(x.shape[1]) < lengths[:, None]\n"
+                    "    return x * mask[:, 0, None]\n"
+                    "def first(x, lengths=None):\n"
+                    "    return x[:, 0] * lengths[0]\n")
     text = _brief_message(shell, "encode(torch.ones(2, 3))")
     assert "`mask` is None at this line" in text and "makes it None when `lengths is None`" in text
     text = _brief_message(shell, "encode2(torch.ones(2, 3))")
@@ -1497,15 +1503,14 @@ def test_a_none_item_of_a_result_names_the_line_that_took_it(shell):
     """Trial 22z's ch06-t06c: `d = encoder(src)[0]` takes the item the test's encoder leaves None (the outputs, where
     the state is the second item): the message names that line and the item, not guesses; `d = f(x)` with f ending
     without return names the call."""
-    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
-    shell.run_cell("def decode(src, encoder):\n"
-                   "    d = encoder(src)[0]\n"
-                   "    return d.shape\n"
-                   "def prepare(src):\n"
-                   "    src.mul_(1)\n"
-                   "def decode2(src):\n"
-                   "    d = prepare(src)\n"
-                   "    return torch.zeros_like(d)\n", store_history=True)
+    _student(shell, "def decode(src, encoder):\n"
+                    "    d = encoder(src)[0]\n"
+                    "    return d.shape\n"
+                    "def prepare(src):\n"
+                    "    src.mul_(1)\n"
+                    "def decode2(src):\n"
+                    "    d = prepare(src)\n"
+                    "    return torch.zeros_like(d)\n")
     text = _brief_message(shell, "decode(torch.ones(2, 4), lambda src: (None, torch.zeros(src.shape[0], 3)))")
     assert 'from your line "d = encoder(src)[0]": item 0 of what encoder(src) returns is None here' in text
     text = _brief_message(shell, "decode2(torch.ones(2, 4))")
@@ -1515,15 +1520,14 @@ def test_a_none_item_of_a_result_names_the_line_that_took_it(shell):
 def test_names_unpacked_in_another_order_than_the_items_are_named(shell):
     """Trial 22z's ch09-t09b: candidates built as (score, tokens, state) and unpacked as (tokens, score, state): the
     float subscripted is said with the unpacking line, what each name got and the line that builds the items."""
-    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
-    shell.run_cell("def first_tokens(pairs):\n"
-                   "    items = []\n"
-                   "    for a, b in pairs:\n"
-                   "        items.append((a * 0.5, [b, b]))\n"
-                   "    out = []\n"
-                   "    for tokens, score in items:\n"
-                   "        out.append(tokens[0])\n"
-                   "    return out\n", store_history=True)
+    _student(shell, "def first_tokens(pairs):\n"
+                    "    items = []\n"
+                    "    for a, b in pairs:\n"
+                    "        items.append((a * 0.5, [b, b]))\n"
+                    "    out = []\n"
+                    "    for tokens, score in items:\n"
+                    "        out.append(tokens[0])\n"
+                    "    return out\n")
     text = _brief_message(shell, "first_tokens([(1, 2)])")
     assert ('`tokens` holds a float here: your line "for tokens, score in items" unpacks each item in the order of '
             "its parts, giving tokens a float, score a list") in text
@@ -1533,11 +1537,10 @@ def test_names_unpacked_in_another_order_than_the_items_are_named(shell):
 def test_a_number_plus_a_list_says_join_for_token_ids_and_one_number_for_scores(shell):
     """Trial 22l's ch06-h06b (`SOS_INDEX + ids`: an item joined to a list of token ids) and trial 22x's ch09-x09e
     (`score + lp` with lp a list of log-probabilities: one number was meant) get different causes."""
-    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
-    shell.run_cell("def with_sos(ids):\n"
-                   "    return 1 + ids\n"
-                   "def add_score(score, lp):\n"
-                   "    return score + lp\n", store_history=True)
+    _student(shell, "def with_sos(ids):\n"
+                    "    return 1 + ids\n"
+                    "def add_score(score, lp):\n"
+                    "    return score + lp\n")
     text = _brief_message(shell, "with_sos([4, 5, 6])")
     assert "+ joins a list only to a list: put the item in a list ([1])" in text
     text = _brief_message(shell, "add_score(-1.5, [-0.1, -2.3])")
@@ -1575,9 +1578,8 @@ def test_a_none_item_or_attribute_and_a_method_not_called_are_named(shell):
 
 def test_a_transposed_product_is_named_where_the_matrix_was_meant(shell):
     """Trial 22y's ch02-y02a: `(h_prev @ W_hh).T + x_t @ W_hx.T`: the transpose belongs on W_hh."""
-    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
-    shell.run_cell("def cell(x_t, h_prev, W_hx, W_hh):\n"
-                   "    return torch.tanh((h_prev @ W_hh).T + x_t @ W_hx.T)\n", store_history=True)
+    _student(shell, "def cell(x_t, h_prev, W_hx, W_hh):\n"
+                    "    return torch.tanh((h_prev @ W_hh).T + x_t @ W_hx.T)\n")
     text = _brief_message(shell, "cell(torch.ones(2, 3), torch.ones(2, 4), torch.ones(4, 3), torch.ones(4, 4))")
     assert "(h_prev @ W_hh).T transposes the PRODUCT, (2, 4) into (4, 2): the transpose belongs on the matrix, " \
            "h_prev @ W_hh.T" in text
@@ -1586,8 +1588,7 @@ def test_a_transposed_product_is_named_where_the_matrix_was_meant(shell):
 def test_a_product_that_fits_after_a_sum_over_another_axis_names_that_axis(shell):
     """Trial 22y's ch08-y08d: `(dec.unsqueeze(-1) * W).sum(-1) @ enc.transpose(1, 2)` sums over Dh where d^T W sums
     over Dd (axis -2)."""
-    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
-    shell.run_cell("def bilinear(dec, enc, W):\n"
-                   "    return (dec.unsqueeze(-1) * W).sum(-1) @ enc.transpose(1, 2)\n", store_history=True)
+    _student(shell, "def bilinear(dec, enc, W):\n"
+                    "    return (dec.unsqueeze(-1) * W).sum(-1) @ enc.transpose(1, 2)\n")
     text = _brief_message(shell, "bilinear(torch.ones(2, 3, 6), torch.ones(2, 4, 5), torch.ones(6, 5))")
     assert "sums over axis -1, of size 5; over axis -2 (size 6) it gives (2, 3, 5), which fits the product" in text
