@@ -1107,6 +1107,34 @@ def _view_note(call, line: str) -> str:
     return ""
 
 
+def _flip_note(call, line: str) -> str:
+    """A ``x.flip(k)`` (or ``torch.flip(x, (k,))``) on ``line`` of a recorded tensor: which axis it reverses, with the
+    shape, in words (the sizes of the course's tests differ, so the size names the axis); ``""`` otherwise."""
+    try:
+        tree = ast.parse(line.split(" #")[0].strip())
+    except SyntaxError:
+        return ""
+    made = call.made or {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "flip"):
+            continue
+        method = not (isinstance(node.func.value, ast.Name) and node.func.value.id == "torch")
+        target, dims = (node.func.value, node.args) if method else (node.args[0] if node.args else None, node.args[1:])
+        if not isinstance(target, ast.Name) or len(dims) != 1:
+            continue
+        value = made.get(target.id, call.first.get(target.id, (None,))[0])
+        try:
+            dim = ast.literal_eval(dims[0])
+        except ValueError:
+            continue
+        dim = dim[0] if isinstance(dim, (tuple, list)) and len(dim) == 1 else dim
+        if isinstance(value, torch.Tensor) and type(dim) is int and -value.dim() <= dim < value.dim():
+            shape = tuple(int(n) for n in value.shape)
+            return (f" ({ast.unparse(node)} reverses axis {dim} of {target.id}, whose shape is {shape}: the axis of "
+                    f"size {shape[dim]})")
+    return ""
+
+
 def _negative_counter(call, line: str) -> str:
     """A loop counter that ``line`` reads and that took negative values (``range(0, -T, -1)``: 0, -1, -2, ...), in
     words: a negative index counts from the end, so position 0 is read first and the others from the last one
@@ -1285,7 +1313,7 @@ def _first_difference_said(numbers_said: list[str]) -> tuple[str, bool]:
                 + (f" (the variables made before it agree: {', '.join(before)})" if before else "")
                 + (f': look at your line "{line}"{_option_note(call, line)}{_masked_fill_note(call, line, ref)}'
                    f'{pysource.line_notes(line)}{_swapped_arguments(line)}{_negative_counter(call, line)}'
-                   f'{_view_note(call, line)}' if line else "")
+                   f'{_view_note(call, line)}{_flip_note(call, line)}' if line else "")
                 + (f" (compared with the reference's line that makes `{var}`: {diff})" if diff else "")
                 + _seeded(call, call.first[var][1])
                 + _written_view(call, var) + _unchecked(call, var, line, ref)), True
@@ -1640,6 +1668,16 @@ def _slip_conditional(call, fn, node, lists) -> str:
     return ""
 
 
+def _slip_bitwise_compare(call, fn, node, lists) -> str:
+    """``done | y == eos``: | (and &) bind before == and !=, so the comparison takes ``done | y``."""
+    if isinstance(node, ast.Compare) and isinstance(node.left, ast.BinOp) \
+            and isinstance(node.left.op, (ast.BitOr, ast.BitAnd)):
+        note = pysource.precedence_note(ast.unparse(node))
+        if note:
+            return f"{_your_line(call, node.lineno)}: {note.strip()[1:-1]}"
+    return ""
+
+
 def _slip_from_the_end(call, fn, node, lists) -> str:
     """``x[b, -1 - k]`` in a function given ``lengths``: a negative index counts from the end of the PADDED axis."""
     code = call.code
@@ -1765,6 +1803,24 @@ def _slip_pad_from_predictions(call, fn, node, lists) -> str:
             f"targets with it); what the model predicts says nothing about which positions are real")
 
 
+_RETURNS_NONE = ("append", "extend", "insert", "sort", "reverse", "remove", "clear", "update")
+
+
+def _slip_none_method_bound(call, fn, node, lists) -> str:
+    """``ids = ids.append(EOS)``: a list (or dict) method that changes it in place and returns None, its result
+    bound to a name."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+            and node.value.func.attr in _RETURNS_NONE and isinstance(node.value.func.value, ast.Name)):
+        return ""
+    owner, method = node.value.func.value.id, node.value.func.attr
+    value = call.first[owner][0] if owner in call.first else call.given.get(owner)
+    if method in ("sort", "reverse", "update") and not isinstance(value, (list, dict)) and owner not in lists:
+        return ""             # (a tensor's .sort() returns values and indices)
+    return (f"{_your_line(call, node.lineno)} binds {node.targets[0].id} to None: .{method}() changes {owner} in "
+            f"place and returns None; call it on its own line ({ast.unparse(node.value)}) and keep using {owner}")
+
+
 def _slip_unbatched_rnn(call, fn, node, lists) -> str:
     """``self.rnn(x[:, t], h)`` with an nn.RNN / nn.GRU / nn.LSTM (not a cell) given one time step of a batch, a 2-D
     (B, D) tensor: nn.RNN reads a 2-D input as ONE unbatched sequence of B steps."""
@@ -1788,10 +1844,80 @@ def _slip_unbatched_rnn(call, fn, node, lists) -> str:
             f"(B, T, D) sequence once (it loops over time itself), or one step as {ast.unparse(arg.value)}[:, t:t + 1]")
 
 
+def _slip_argument_unpacked_over(call, fn, node, lists) -> str:
+    """``h_r, h_z, h = gh.chunk(3)`` in a function given ``h``: an unpacking binds an argument's name again, from a
+    value not made of it, and later lines read the name (the student meant the argument; they get the new value)."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List))):
+        return ""
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} - {"self"}
+    read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+    for t in node.targets[0].elts:
+        if not (isinstance(t, ast.Name) and t.id in params and t.id not in read):
+            continue
+        loads = [n.lineno for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == t.id
+                 and isinstance(n.ctx, ast.Load)]
+        if any(x < node.lineno for x in loads) and any(x > node.lineno for x in loads):
+            return (f"{_your_line(call, node.lineno)} binds {t.id}, an argument of {call.code.co_qualname} that "
+                    f"earlier lines read, to a new value ({ast.unparse(node.value)}); every later line that reads "
+                    f"{t.id} gets that value, not the argument: give the new value another name")
+    return ""
+
+
+def _slip_stale_loop_variable(call, fn, node, lists) -> str:
+    """``for tok, lp in enumerate(...): ...`` and later, in another loop, ``if tok == EOS``: a loop's variable read
+    after its loop ended holds the last item it took, the same at every step of the later loop."""
+    if not isinstance(node, (ast.For, ast.While)):
+        return ""
+    inside = {id(n) for n in ast.walk(node)}
+    bound_here = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    comprehended = {n.id for c in ast.walk(node) if isinstance(c, ast.comprehension)
+                    for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+    for loop in ast.walk(fn):
+        if not isinstance(loop, ast.For) or id(loop) in inside or loop.end_lineno >= node.lineno:
+            continue
+        for name in (n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)):
+            if name in bound_here or name in comprehended:
+                continue
+            others = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name
+                      and isinstance(n.ctx, ast.Store) and not any(n is m for m in ast.walk(loop.target))]
+            if others:
+                continue
+            use = next((n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name
+                        and isinstance(n.ctx, ast.Load)), None)
+            if use is not None:
+                loop_line = linecache.getline(call.code.co_filename, loop.lineno).strip()
+                return (f"{_your_line(call, use.lineno)} reads {name}, the variable of the loop at your line "
+                        f"\"{loop_line}\", which had ended: {name} keeps the last "
+                        f"item that loop took, the same at every step here, not a value of the item this loop is at")
+    return ""
+
+
+def _slip_teacher_forcing_own_guess(call, fn, node, lists) -> str:
+    """In a teacher-forced function (its name or docstring says teacher forcing), the decoder's own arg-max bound
+    and fed back as the next input: that is greedy decoding, not teacher forcing."""
+    doc = (ast.get_docstring(fn) or "") + fn.name
+    if not (re.search(r"teacher", doc, re.I) and isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)):
+        return ""
+    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "argmax"
+               for n in ast.walk(node.value)):
+        return ""
+    name = node.targets[0].id
+    fed = any(isinstance(c, ast.Call) and any(isinstance(a, ast.Name) and a.id == name for a in c.args)
+              for c in ast.walk(fn))
+    if not fed:
+        return ""
+    return (f"{_your_line(call, node.lineno)} feeds the decoder its own guess ({ast.unparse(node.value)}): teacher "
+            "forcing feeds the TRUE previous token at every step (the target sequence, shifted by one), whatever the "
+            "decoder predicted; feeding back its own arg-max is greedy decoding")
+
+
 _SLIPS = (_slip_list_plus_tensor, _slip_discarded, _slip_times_one, _slip_elif_flags, _slip_tiny_fill,
           _slip_rows_index, _slip_flag_overwritten, _slip_trailing_comma, _slip_conditional, _slip_from_the_end,
           _slip_copy_scaled, slip_longest_item, _slip_unbatched_rnn, _slip_inplace_result_bound,
-          _slip_if_if_else, _slip_pad_from_predictions)
+          _slip_if_if_else, _slip_pad_from_predictions, _slip_none_method_bound,
+          _slip_bitwise_compare, _slip_argument_unpacked_over, _slip_stale_loop_variable,
+          _slip_teacher_forcing_own_guess)
 
 
 def discarded_value() -> str:

@@ -836,7 +836,8 @@ def _type_name(t) -> str:
 def _type_hint(value, want) -> str:
     if value is None and want is not type(None):
         from seqcourse import calltrace
-        unreturned = calltrace.unreturned_result() or calltrace.named_slip(calltrace.slip_get_without_default)
+        unreturned = calltrace.unreturned_result() or calltrace.named_slip(calltrace.slip_get_without_default) \
+            or calltrace.discarded_value()
         return f" ({unreturned})" if unreturned else (" (a function that ends without `return` gives None: is the "
                                                       "result returned?)")
     if isinstance(value, (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)) \
@@ -1799,6 +1800,10 @@ _ERROR_HINTS = _SELF_EXPLAINED + (
     ("cannot assign module before Module.__init__() call", "super().__init__() must run first in __init__, before "
      "any layer is assigned to self: it makes the lists a module keeps its layers and parameters in; write it with "
      "empty parentheses (or super(ClassName, self)): super(ClassName) alone, without self, initialises nothing"),
+    ("size mismatch (got input: [", "the loss was given scores of ONE axis (the classes of one example: its batch "
+     "axis is gone) and targets with a batch axis; backward() then fails: a .squeeze() with no axis drops every axis "
+     "of size 1, the batch axis too when B = 1 -- squeeze only the axis meant (.squeeze(-1)), or keep the scores "
+     "(B, C) as the model returns them"),
     ("must be Tensor, not tuple", "a tuple where a tensor is asked: nn.RNN, nn.GRU and nn.LSTM return a pair "
      "(outputs, state), pad_packed_sequence (padded, lengths), a cell of an LSTM (h, c): unpack it where it is "
      "made, e.g. `outputs, _ = self.rnn(x)`"),
@@ -2719,6 +2724,16 @@ def _written_hint(line: str, values: list, msg: str = "") -> str | None:
             return (f"{part} has shape {_fmt(texts[part])} but {value} has shape {_fmt(texts[value])}: `...` stands "
                     f"for every axis BEFORE the index, so {part} picks position {ast.unparse(elts[1])} of the LAST "
                     f"axis of {base} {_fmt(full)}; the place of {value}'s shape is {base}[{at}] (axis {axis})")
+    kept = [k for k, e in enumerate(elts) if isinstance(e, ast.Slice) and e.step is None and (
+        isinstance(e.upper, ast.Constant) and e.upper.value == 1 and e.lower is None
+        or e.upper is not None and e.lower is not None and ast.unparse(e.upper) == f"{ast.unparse(e.lower)} + 1")]
+    shape_part, shape_value = tuple(texts[part]), tuple(texts[value])
+    for k in kept:                  # x[:, :1] = v with v lacking that axis: the slice keeps it
+        if k < len(shape_part) and shape_part[k] == 1 and shape_part[:k] + shape_part[k + 1:] == shape_value:
+            at = ", ".join([":"] * k + [ast.unparse(elts[k].lower) if elts[k].lower is not None else "0"])
+            return (f"{part} has shape {_fmt(shape_part)} but {value} has shape {_fmt(shape_value)}: the slice "
+                    f"{ast.unparse(elts[k])} keeps axis {k} (with size 1), which {value} does not have; index that "
+                    f"position instead, {base}[{at}], whose shape is {_fmt(shape_value)}")
     return (f"{part} has shape {_fmt(texts[part])} but {value} has shape {_fmt(texts[value])}: {base} was "
             f"made with other sizes than what is written into it{whole}: check the line that creates it (made "
             "like another tensor, e.g. empty_like(x) or zeros_like(x), where the sizes of the values are needed?)")
@@ -3275,10 +3290,9 @@ def _origin(name: str, before: int, bindings: list, wrong, env: dict) -> tuple |
     return None
 
 
-def _made_earlier_in_caller(mine: list, tb, test_line: str) -> tuple | None:
-    """When the error is raised in a function of the student's that another one called (given a tensor of a shape
-    its recorded run never saw, so nothing was recorded for it): :func:`_made_earlier_hint` at the CALLER's line,
-    where the tensors passed may have another shape than the reference's variables of the same names."""
+def _caller_frame(mine: list, tb):
+    """``(the frame, its traceback entry)`` of the student's function that called the innermost one (``mine[-1]``),
+    or None."""
     import traceback
 
     inner = mine[-1]
@@ -3286,12 +3300,69 @@ def _made_earlier_in_caller(mine: list, tb, test_line: str) -> tuple | None:
     if not callers:
         return None
     call = callers[-1]
-    frame = None
     for fr, lineno in traceback.walk_tb(tb):
         if fr.f_code.co_filename == call.filename and lineno == call.lineno:
-            frame = fr
-    if frame is None:
+            return fr, call
+    return None
+
+
+def _argument_made_in_caller(mine: list, tb, test_line: str, code, argument: str) -> str | None:
+    """Where the caller made what it passes as ``argument`` to the innermost function (whose code is ``code``): the
+    expression at the caller's line, followed back through the tensors it is made of (the reference's shapes at that
+    point of this visible test) to the first line whose inputs are all right; a tuple passed whole (an LSTM's state)
+    is followed through the tensors it holds. In words, or None."""
+    from seqcourse import calltrace, hints
+
+    found = _caller_frame(mine, tb)
+    if found is None:
         return None
+    frame, call = found
+    env = {**frame.f_globals, **frame.f_locals}
+    params = list(code.co_varnames[:code.co_argcount])
+    expr = None
+    for node in (n for n in _line_nodes(call.line or "") if isinstance(n, ast.Call)):
+        fn = _operand(node.func, env)
+        target = getattr(getattr(fn, "forward", fn), "__code__", None)
+        if target is not code:
+            continue
+        names = params[1:] if params[:1] == ["self"] else params
+        passed = dict(zip(names, node.args)) | {k.arg: k.value for k in node.keywords if k.arg}
+        expr = passed.get(argument)
+    if not isinstance(expr, ast.Name):
+        return None
+    try:
+        source = inspect.getsource(frame.f_code)
+    except (OSError, TypeError):
+        return None
+    local = frame.f_locals
+    signature = calltrace.call_signature(frame.f_code, local)
+
+    @functools.cache
+    def shapes(name):
+        v = local.get(name)
+        want = (hints.reference_shape(test_line, frame.f_code.co_qualname, signature, name)
+                if isinstance(v, torch.Tensor) else None)
+        return (tuple(v.shape), want) if want is not None and tuple(v.shape) != want else None
+
+    origin = _origin(expr.id, call.lineno, _bindings(source, frame.f_code.co_firstlineno), shapes, local)
+    if not origin or len(origin[1]) < 2 and not shapes(expr.id):
+        return None
+    lines, followed = origin
+    via = "".join(f", made from {n} {_fmt(shapes(n)[0])} (the reference's: {_fmt(shapes(n)[1])})"
+                  for n in followed[1:])
+    said = " or ".join(f'"{text}"' for _, text in lines)
+    return (f'your line "{(call.line or "").strip()}" passes {expr.id}{via}; it goes wrong at your line {said}'
+            + (" (whichever ran)" if len(lines) > 1 else ""))
+
+
+def _made_earlier_in_caller(mine: list, tb, test_line: str) -> tuple | None:
+    """When the error is raised in a function of the student's that another one called (given a tensor of a shape
+    its recorded run never saw, so nothing was recorded for it): :func:`_made_earlier_hint` at the CALLER's line,
+    where the tensors passed may have another shape than the reference's variables of the same names."""
+    found = _caller_frame(mine, tb)
+    if found is None:
+        return None
+    frame, call = found
     try:
         source = inspect.getsource(frame.f_code)
     except (OSError, TypeError):
@@ -3321,12 +3392,26 @@ def _join_swapped(lines: list, got: tuple, want: tuple) -> str:
     return ""
 
 
-def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: str) -> str | None:
+def _argument_read(lines: list, bindings: list, args: set) -> str | None:
+    """The argument that the one binding in ``lines`` only unpacks or indexes (``h, c = state``; ``h = state[0]``),
+    or None."""
+    if len(lines) != 1:
+        return None
+    node = next((b[5] for b in bindings if b[0] == lines[0][0]), None)
+    v = node.value if isinstance(node, ast.Assign) else None
+    while isinstance(v, (ast.Subscript, ast.Attribute)):
+        v = v.value
+    return v.id if isinstance(v, ast.Name) and v.id in args else None
+
+
+def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: str,
+                       caller=None) -> str | None:
     """When a tensor on the failing ``line`` has another shape than the reference's variable of the same name has at
     this point of this visible test (recorded by ``python -m autograder.edit_hints``): the tensor was made wrong
     earlier, at the first statement (followed back through the tensors it was made from) whose inputs all have
     the reference's shapes: ``(hint, the names bound at those statements)``. None when every name there has the
-    reference's shape or none was recorded."""
+    reference's shape or none was recorded. A tensor that only comes out of an argument (``h, c = state``) is
+    followed into the caller by ``caller(argument)`` (see :func:`_argument_made_in_caller`) when given."""
     from seqcourse import calltrace, hints
 
     code, local = frame.f_code, frame.f_locals
@@ -3356,6 +3441,11 @@ def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: st
                           for n in followed[1:])
             said_lines = " or ".join(f'"{text}"' for _, text in lines)
             where = f"{via}; it goes wrong at your line {said_lines}" + (" (whichever ran)" if len(lines) > 1 else "")
+            argument = _argument_read(lines, bindings, args) if not followed[1:] else None
+            passed = caller(argument) if argument and caller else None
+            if passed:         # only unpacked from an argument: where the caller made that argument
+                bound -= {n for b in bindings if b[0] in at for n in b[1]}
+                where = f"; it comes out of the argument {argument} at your line {said_lines}, and {passed}"
             joined = [m.group(1) for _, text in lines for m in [re.search(r"\b(?:stack|cat)\(\s*(\w+)\b", text)] if m]
             added = [m.groups() for _, text in lines
                      for m in [re.search(r"\b(stack|cat)\(\s*(\w+)\s*\+\s*(\w+)\s*[,)]", text)] if m]
@@ -3377,7 +3467,9 @@ def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: st
                 where = (f"{via}; it is made at your line {said_lines} from the list {joined[0]}{count}: what fills "
                          "that list goes wrong (how many items, of which shape: the loop that appends to it?)")
         else:
-            where = (f"; {name} is an argument of {code.co_name}: the caller passes it with that shape" if name in args
+            passed = caller(name) if caller and name in args else None
+            where = (f"; {name} is an argument of {code.co_name}, and {passed}" if passed else
+                     f"; {name} is an argument of {code.co_name}: the caller passes it with that shape" if name in args
                      else "; it was made wrong before this line")
         said.append(f"{name} has shape {_fmt(got)} here, but {_fmt(want)} in the reference solution at this point of "
                     f"this test{where}")
@@ -3897,6 +3989,81 @@ def _none_hint(msg: str, line: str, env: dict, source: str, outer: tuple = ()) -
     if tree is not None and any(isinstance(a, ast.arg) and a.arg == name for a in ast.walk(tree)):
         return (f"`{name}` is None at this line: the caller passed {name}=None (or left it out), a case the docstring "
                 f"allows; handle it before this line (if {name} is None: ...) with a value that works there too")
+    return _none_item_hint(name, tree, line)
+
+
+def _none_item_hint(name: str, tree, line: str) -> str | None:
+    """``name`` is None because the student's one line that binds it (other than the raising ``line``) took an item
+    of what a call returned (``d = encoder(src)[0]``, ``d, _ = f(x)``) or the call's result: that line, which item,
+    and what to check; None otherwise."""
+    here = " ".join(line.split(" #")[0].split())
+    found = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or " ".join(ast.unparse(node).split()) == here:
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Name) and target.id == name:
+            if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Call) \
+                    and isinstance(value.slice, ast.Constant) and type(value.slice.value) is int:
+                found.append((node, f"item {value.slice.value} of what {ast.unparse(value.value)} returns"))
+            elif isinstance(value, ast.Call):
+                found.append((node, None))
+            elif isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
+                found.append((node, ""))
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Call):
+            at = [k for k, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == name]
+            if at:
+                found.append((node, f"item {at[0]} of what {ast.unparse(value)} returns"))
+    if len(found) != 1:
+        return None
+    node, what = found[0]
+    if what == "":
+        return (f"`{name}` is None at this line: your line \"{ast.unparse(node)}\" made it, and "
+                f"{ast.unparse(node.value)} is None there; follow it back to where it was set (or left unset)")
+    if what is None:
+        return (f"`{name}` is None at this line: your line \"{ast.unparse(node)}\" made it, and the call there returned "
+                "None (a function of yours that ends without `return`, or a method that works in place and returns "
+                "None, such as list.sort())")
+    return (f"`{name}` is None at this line, from your line \"{ast.unparse(node)}\": {what} is None here; is that the "
+            "item you need? (the docstring says what each item of the result holds, and in which order)")
+
+
+def _unpack_order_hint(msg: str, line: str, env: dict, source: str) -> str | None:
+    """A name of the raising line that holds a number where the line indexes it (``'float' object is not
+    subscriptable``), bound by an unpacking (``for tokens, score, state in candidates``) that gave a list to another of
+    its names: the names in another order than the items; that line, what each name got, and the line that builds
+    the items when one appends tuples to the list unpacked. None otherwise."""
+    m = re.search(r"'(int|float)' object is not subscriptable", msg)
+    if not m:
+        return None
+    subs = [n.value.id for n in _line_nodes(line) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)]
+    tree = _source_tree(source) if source else None
+    lines = textwrap.dedent(source).splitlines() if source else []
+    for name in (n for n in subs if type(env.get(n)) in (int, float)):
+        for node in ast.walk(tree) if tree is not None else ():
+            target = node.target if isinstance(node, (ast.For, ast.comprehension)) else \
+                node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+            if not isinstance(target, (ast.Tuple, ast.List)):
+                continue
+            names = [t.id if isinstance(t, ast.Name) else None for t in target.elts]
+            if isinstance(node, ast.For) and not any(
+                    getattr(n, "lineno", 0) and lines[n.lineno - 1].strip() == line.strip()
+                    for b in node.body for n in ast.walk(b)):
+                continue              # a loop that does not hold the raising line
+            if name not in names or not any(isinstance(env.get(n), (list, tuple, torch.Tensor)) for n in names if n):
+                continue
+            got = ", ".join(f"{n} a{'n' if type(env[n]).__name__[0] in 'aeiou' else ''} {type(env[n]).__name__}"
+                            for n in names if n and n in env)
+            source_of = node.iter if isinstance(node, (ast.For, ast.comprehension)) else node.value
+            base = source_of.value if isinstance(source_of, ast.Subscript) else source_of
+            built = next((b for b in ast.walk(tree) if isinstance(b, ast.Call) and isinstance(b.func, ast.Attribute)
+                          and b.func.attr in ("append", "insert") and isinstance(b.func.value, ast.Name)
+                          and isinstance(base, ast.Name) and b.func.value.id == base.id and b.args
+                          and isinstance(b.args[-1], ast.Tuple)), None)
+            head = ast.unparse(node).splitlines()[0] if not isinstance(node, ast.comprehension) else ast.unparse(node)
+            return (f"`{name}` holds a {m.group(1)} here: your line \"{head.rstrip(':')}\" unpacks each item in the "
+                    f"order of its parts, giving {got}: the names are in another order than the items' parts"
+                    + (f" (your line \"{ast.unparse(built)}\" builds them)" if built is not None else ""))
     return None
 
 
@@ -4173,7 +4340,9 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             except (OSError, TypeError):
                 source = ""
             try:
-                made = (_made_earlier_hint(frame, deepest.line or "", deepest.lineno, outer.line or "", source)
+                made = (_made_earlier_hint(frame, deepest.line or "", deepest.lineno, outer.line or "", source,
+                                           lambda a: _argument_made_in_caller(mine, tb, outer.line or "",
+                                                                              frame.f_code, a))
                         or _made_earlier_in_caller(mine, tb, outer.line or ""))
             except Exception:  # noqa: BLE001 - a hint never hides the error
                 made = None
@@ -4188,6 +4357,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
                 try:
                     complete = (_hidden_state_hint(msg, deepest.line or "", env, source)   # says it all
                                 or _none_hint(msg, deepest.line or "", env, source, _sources_of(tb, mine))
+                                or _unpack_order_hint(msg, deepest.line or "", env, source)
                                 or _reshape_hint(msg, deepest.line or "", env)
                                 or _index_select_hint(msg, deepest.line or "", env))
                     said = (complete or _api_hint(value, deepest.line or "", env)

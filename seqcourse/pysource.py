@@ -98,6 +98,13 @@ def precedence_note(line: str) -> str:
             op = "+" if isinstance(node.body.op, ast.Add) else "-"
             said = f"({a}) if {c} else {b}"
             meant = f"{ast.unparse(node.body.left)} {op} ({ast.unparse(node.body.right)} if {c} else {b})"
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)) \
+                and isinstance(node.left, ast.BinOp) and isinstance(node.left.op, (ast.BitOr, ast.BitAnd)) \
+                and not written_in_parentheses(node, node.left):     # done | y == eos: | binds before ==
+            a, b, c = (ast.unparse(x) for x in (node.left.left, node.left.right, node.comparators[0]))
+            op, cmp = ("|" if isinstance(node.left.op, ast.BitOr) else "&"), ("==" if isinstance(node.ops[0], ast.Eq)
+                                                                             else "!=")
+            said, meant = f"({a} {op} {b}) {cmp} {c}", f"{a} {op} ({b} {cmp} {c})"
         if said:
             return (f" (Python reads {ast.unparse(node)} as {said}: if you mean {meant}, write the parentheses)")
     return ""

@@ -618,6 +618,7 @@ def test_a_named_line_says_how_python_groups_an_operator_students_misread():
     assert "max_norm / (total_norm + 1e-06)" in pysource.precedence_note("scale = max_norm / total_norm + 1e-6")
     assert "a / (b * c)" in pysource.precedence_note("x = a / b * c")
     assert "r * (h @ W.T)" in pysource.precedence_note("n = torch.tanh(x @ U.T + r * h @ W.T + b)")
+    assert "done | (y == eos_index)" in pysource.precedence_note("done = done | y == eos_index")   # 22z's t07b
     for line in ("z = (B * H) ** 0.5", "q = 2 * x ** 2", "w = a / b + 1.0", "y = a / (b * c)", "y = h @ W * r", "for t in range(T):",
                  # the grouping written in parentheses is the student's own (trial 22u's ch02-u02d)
                  "grad = (grad * (1 - states[:, t]) ** 2) @ W_hh", "n = (r * h) @ W.T", "y = (a / b) * c",
@@ -677,3 +678,59 @@ def test_a_named_line_says_a_softmax_over_the_batch_axis_an_option_not_asked_and
     for line in ("w = torch.softmax(e, dim=-1)", "p = F.log_softmax(s, dim=2)", "loss = F.cross_entropy(s, y)",
                  "W = w[n * H:(n + 1) * H]", "e = F.cross_entropy(s, y, label_smoothing=0.0)"):
         assert pysource.line_notes(line) == "", line
+
+
+def test_a_named_flip_says_which_axis_it_reverses_with_the_shape(shell):
+    """Trial 22z's ch05 and ch09 flips of the wrong axis: the line named says which axis `.flip(k)` reverses and that
+    axis's size (the tests' sizes differ, so the size names the axis); a line without a flip says nothing of it."""
+    shell.record("def f(x, w):\n"
+                 "    a = x @ w\n"
+                 "    b = a.flip(1)\n"
+                 "    return b * 2\n")
+    text = _message(shell, "def f(x, w):\n"
+                           "    a = x @ w\n"
+                           "    b = a.flip(0)\n"
+                           "    return b * 2\n")
+    assert "a.flip(0) reverses axis 0 of a, whose shape is (2, 4): the axis of size 2" in text
+    text = _message(shell, "def f(x, w):\n"
+                           "    a = x @ w\n"
+                           "    b = torch.flip(a, (1,)) * 3\n"
+                           "    return b * 2\n")
+    assert "reverses axis" not in text or "torch.flip(a, (1,)) reverses axis 1" in text
+
+
+def _brief(sh, student: str, test: str = TEST_CELL) -> str:
+    """What explain_errors shows a student for the failing ``test`` cell after ``student``'s function."""
+    from seqcourse.checks import brief_error
+
+    assert sh.run_cell(student, store_history=True).success
+    exc = sh.run_cell(test, store_history=True).error_in_exec
+    assert exc is not None, "the student's function passed"
+    return brief_error(exc, exc.__traceback__, sh)
+
+
+def test_an_argument_unpacked_over_a_stale_loop_variable_and_teacher_forcing_fed_its_guess_are_named(shell):
+    """Trial 22z's ch04-t04c (`h_r, h_z, h = gh.chunk(3)` in a function given h), ch09-t09a (`if tok == EOS` after
+    the loop over tok ended) and ch06-t06e (a teacher-forced loss feeding back the decoder's arg-max): each failing
+    message names the line and the slip."""
+    shell.record()
+    text = _brief(shell, "def f(x, w):\n"
+                           "    a = x @ w\n"
+                           "    y0, x = a, a * 0 + 1\n"
+                           "    return torch.tanh(a) * 2 + 1 + x\n")
+    assert 'your line "y0, x = a, a * 0 + 1" in f binds x, an argument of f that earlier lines read' in text
+    text = _brief(shell, "def f(x, w):\n"
+                           "    a = x @ w\n"
+                           "    for k, col in enumerate(a.T):\n"
+                           "        pass\n"
+                           "    rows = []\n"
+                           "    for row in a:\n"
+                           "        rows.append(torch.tanh(row) * 2 + 1 + k)\n"
+                           "    return torch.stack(rows)\n")
+    assert 'reads k, the variable of the loop at your line "for k, col in enumerate(a.T):", which had ended' in text
+    text = _brief(shell, "def f(x, w):\n"
+                           "    \"\"\"With teacher forcing.\"\"\"\n"
+                           "    a = x @ w\n"
+                           "    y = a.argmax(dim=-1)\n"
+                           "    return torch.tanh(a) * 2 + 1 + 0.01 * float(sum(y))\n")
+    assert 'your line "y = a.argmax(dim=-1)" in f feeds the decoder its own guess' in text

@@ -994,6 +994,8 @@ def test_common_pytorch_errors_get_the_hint_written_for_them():
              "Unknown nonlinearity": lambda: nn.RNN(3, 4, 1, True),
              "cannot assign module before Module.__init__() call": lambda: type(
                  "Early", (nn.Module,), {"__init__": lambda self: setattr(self, "rnn", nn.RNN(2, 2))})(),
+             "size mismatch (got input: [": lambda: F.cross_entropy(torch.ones(3, requires_grad=True),
+                                                                   long_ids[:1]).backward(),
              "must be Tensor, not tuple": lambda: nn.Linear(2, 2)(nn.RNN(2, 2, batch_first=True)(torch.ones(1, 3, 2))),
              "'float' object is not iterable": lambda: [1.0].__iadd__(2.5),
              "only integer tensors of a single element": lambda: torch.ones(2, 5, 3)[:, :torch.tensor([2, 3])],
@@ -1489,6 +1491,43 @@ def test_a_value_left_none_names_the_line_that_made_it_none(shell):
     assert 'your line "mask = None" sets it' in text
     text = _brief_message(shell, "first(torch.ones(2, 3))")
     assert "the caller passed lengths=None" in text
+
+
+def test_a_none_item_of_a_result_names_the_line_that_took_it(shell):
+    """Trial 22z's ch06-t06c: `d = encoder(src)[0]` takes the item the test's encoder leaves None (the outputs, where
+    the state is the second item): the message names that line and the item, not guesses; `d = f(x)` with f ending
+    without return names the call."""
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
+    shell.run_cell("def decode(src, encoder):\n"
+                   "    d = encoder(src)[0]\n"
+                   "    return d.shape\n"
+                   "def prepare(src):\n"
+                   "    src.mul_(1)\n"
+                   "def decode2(src):\n"
+                   "    d = prepare(src)\n"
+                   "    return torch.zeros_like(d)\n", store_history=True)
+    text = _brief_message(shell, "decode(torch.ones(2, 4), lambda src: (None, torch.zeros(src.shape[0], 3)))")
+    assert 'from your line "d = encoder(src)[0]": item 0 of what encoder(src) returns is None here' in text
+    text = _brief_message(shell, "decode2(torch.ones(2, 4))")
+    assert 'your line "d = prepare(src)" made it, and the call there returned None' in text
+
+
+def test_names_unpacked_in_another_order_than_the_items_are_named(shell):
+    """Trial 22z's ch09-t09b: candidates built as (score, tokens, state) and unpacked as (tokens, score, state): the
+    float subscripted is said with the unpacking line, what each name got and the line that builds the items."""
+    shell.run_cell("import torch\nfrom seqcourse.checks import explain_errors\nexplain_errors()\n", store_history=True)
+    shell.run_cell("def first_tokens(pairs):\n"
+                   "    items = []\n"
+                   "    for a, b in pairs:\n"
+                   "        items.append((a * 0.5, [b, b]))\n"
+                   "    out = []\n"
+                   "    for tokens, score in items:\n"
+                   "        out.append(tokens[0])\n"
+                   "    return out\n", store_history=True)
+    text = _brief_message(shell, "first_tokens([(1, 2)])")
+    assert ('`tokens` holds a float here: your line "for tokens, score in items" unpacks each item in the order of '
+            "its parts, giving tokens a float, score a list") in text
+    assert 'your line "items.append((a * 0.5, [b, b]))" builds them' in text
 
 
 def test_a_number_plus_a_list_says_join_for_token_ids_and_one_number_for_scores(shell):
