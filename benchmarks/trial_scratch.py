@@ -644,6 +644,15 @@ def _(ns):
     return [_prev_22z["ch01_train_step"](ns), round(ns["train_step"](m, opt, x, y), 6)]
 
 
+# ---- trial 22aa: a check the ones above cannot see (the caller's W_hx after rnn_cell, and a second call with it)
+_prev_22aa = dict(CHECKS)
+@check("ch02_rnn_cell")
+def _(ns):
+    W_hx, W_hh, b = rnnw(); W0 = W_hx.clone(); torch.manual_seed(25); x, h = torch.randn(B, D), torch.randn(B, H)
+    r1 = run(lambda: ns["rnn_cell"](x, h, W_hx, W_hh, b)); r2 = run(lambda: ns["rnn_cell"](x, h, W_hx, W_hh, b))
+    return [_prev_22aa["ch02_rnn_cell"](ns), r1, r2, torch.tensor(float(W_hx.shape == W0.shape and torch.equal(W_hx, W0)))]
+
+
 def main(argv):
     global t
     t = importlib.import_module(argv[0])
