@@ -701,6 +701,8 @@ def unexpected_call() -> str:
         rec = _current[0] if _current else None
         found = []
         for (line, qualname), seen in (rec.called.items() if rec is not None else []):
+            if qualname.rsplit(".", 1)[-1].startswith("<"):
+                continue          # a comprehension's or lambda's own call (its `.0` iterator): part of its function
             ref = hints.reference_value(line, qualname, None, "<signatures>")
             if ref is None or not ref.get("signatures"):
                 continue
@@ -1526,6 +1528,9 @@ def _slip_list_plus_tensor(call, fn, node, lists) -> str:
     return ""
 
 
+_MODULES = ("torch", "F", "nn.functional", "torch.nn.functional", "math", "np", "numpy")    # f(x): x is what it makes anew
+
+
 def _slip_discarded(call, fn, node, lists) -> str:
     """A line of its own that computes a new value and keeps nothing (``torch.tanh(g)``, ``sorted(xs)``)."""
     if not isinstance(node, ast.Expr):
@@ -1537,11 +1542,13 @@ def _slip_discarded(call, fn, node, lists) -> str:
     if not pure:
         return ""
     text = ast.unparse(v)
-    method = isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+    module = isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and ast.unparse(v.func.value) in _MODULES
+    method = isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and not module
     inplace = (f" (or its in-place form {ast.unparse(v.func.value)}.{v.func.attr}_())"
                if method and isinstance(v.func.value, ast.Name)
                and v.func.attr in ("sigmoid", "tanh", "relu", "exp", "masked_fill", "add", "mul", "clamp") else "")
     target = (ast.unparse(v.func.value) if method and isinstance(v.func.value, ast.Name)
+              else ast.unparse(v.args[0]) if module and v.args and isinstance(v.args[0], ast.Name)
               else ast.unparse(v.args[0]) if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.args
               and isinstance(v.args[0], ast.Name)
               else ast.unparse(v.left) if isinstance(v, ast.BinOp) and isinstance(v.left, ast.Name) else None)
@@ -1741,6 +1748,22 @@ def slip_get_without_default(call, fn, node, lists) -> str:
             f"None; give the default as the second argument, {d}.get(key, default)")
 
 
+def slip_get_default(value, want: type):
+    """A slip (for :func:`named_slip`): ``stoi.get(token, "<unk>")`` whose default is the very ``value`` a check found
+    where a ``want`` (an int) is asked: an unknown key gives the default itself, of another type than the dict's
+    values."""
+    def slip(call, fn, node, lists) -> str:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and len(node.args) == 2 and isinstance(node.args[1], ast.Constant)
+                and type(node.args[1].value) is type(value) and node.args[1].value == value):
+            return ""
+        d = ast.unparse(node.func.value)
+        return (f"{_your_line(call, node.lineno)} gives {d}.get the default {value!r}, a {type(value).__name__}: a "
+                f"key that is not in {d} gives {value!r} itself, where {'an' if want.__name__[0] in 'aeiou' else 'a'} "
+                f"{want.__name__} (the value that stands for it, as the docstring names it) is meant")
+    return slip
+
+
 _SETUP_INPLACE = {"requires_grad_", "manual_seed", "zero_", "uniform_", "normal_", "fill_", "copy_", "retain_grad"}
 
 
@@ -1912,12 +1935,47 @@ def _slip_teacher_forcing_own_guess(call, fn, node, lists) -> str:
             "decoder predicted; feeding back its own arg-max is greedy decoding")
 
 
+def slip_inplace_on_argument(call, fn, node, lists) -> str:
+    """``W.t_()``, ``mask[:, None].logical_not_()``: an in-place method (trailing _) on a tensor the caller passed
+    (or a view of it): the caller's tensor changes, so the first call is right and later calls are not."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_")
+            and not node.func.attr.startswith("_") and node.func.attr not in _SETUP_INPLACE):
+        return ""
+    code = call.code
+    arg = _base(node.func.value, ("unsqueeze", "view", "transpose", "permute", "expand", "t", "reshape"))
+    if arg is None or arg not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] \
+            or not isinstance(call.given.get(arg), torch.Tensor):
+        return ""
+    plain = node.func.attr[:-1]
+    return (f"{_your_line(call, node.lineno)} changes {arg} ITSELF: .{node.func.attr}() works in place on the tensor "
+            f"the caller passed (a view of it too), so the first call is right and every later call (and the caller) "
+            f"gets {arg} changed; use .{plain}(), which makes a new tensor")
+
+
+def _slip_matrix_two_norm(call, fn, node, lists) -> str:
+    """``torch.linalg.norm(g, 2)`` of a 2-D tensor: the matrix 2-norm (its largest singular value), where the
+    Euclidean norm of all the entries is meant."""
+    if not (isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-2:] == ["linalg", "norm"] and node.args):
+        return ""
+    order = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "ord"), None)
+    if not (isinstance(order, ast.Constant) and order.value == 2):
+        return ""
+    x = node.args[0]
+    value = (call.first.get(x.id, (None,))[0] if x.id in call.first else call.given.get(x.id)) \
+        if isinstance(x, ast.Name) else None
+    if isinstance(value, torch.Tensor) and value.dim() < 2:
+        return ""
+    return (f"{_your_line(call, node.lineno)} asks torch.linalg.norm for ord=2, which for a matrix is the matrix "
+            f"2-norm (its largest singular value), not the Euclidean norm of all its entries: "
+            f"torch.linalg.vector_norm({ast.unparse(x)}) (or torch.linalg.norm({ast.unparse(x)}) with no ord)")
+
+
 _SLIPS = (_slip_list_plus_tensor, _slip_discarded, _slip_times_one, _slip_elif_flags, _slip_tiny_fill,
           _slip_rows_index, _slip_flag_overwritten, _slip_trailing_comma, _slip_conditional, _slip_from_the_end,
           _slip_copy_scaled, slip_longest_item, _slip_unbatched_rnn, _slip_inplace_result_bound,
           _slip_if_if_else, _slip_pad_from_predictions, _slip_none_method_bound,
           _slip_bitwise_compare, _slip_argument_unpacked_over, _slip_stale_loop_variable,
-          _slip_teacher_forcing_own_guess)
+          _slip_teacher_forcing_own_guess, slip_inplace_on_argument, _slip_matrix_two_norm)
 
 
 def discarded_value() -> str:
@@ -2045,9 +2103,19 @@ def _slip_graph_cut(call, fn, node, lists) -> str:
     return f"{_your_line(call, node.lineno)} cuts it ({cut})" if cut else ""
 
 
-def graph_cut() -> str:
+def graph_cut(about: str | None = None) -> str:
     """A line of a notebook function called by the running test that takes a value out of the autograd graph
-    (:func:`_slip_graph_cut`), in words; ``""`` when none. Never fails."""
+    (:func:`_slip_graph_cut`), in words; ``""`` when none. ``about``: the tensor whose gradient is asked (``h0``): a
+    cut on a line that reads it is named first (another cut, in a helper the test calls, may be meant). Never
+    fails."""
+    if about:
+        def on_it(call, fn, node, lists):
+            line = linecache.getline(call.code.co_filename, getattr(node, "lineno", 0))
+            return _slip_graph_cut(call, fn, node, lists) if re.search(rf"(?<![\w.]){re.escape(about)}\b", line) \
+                else ""
+        said = named_slip(on_it, every=False)
+        if said:
+            return said
     return named_slip(_slip_graph_cut, every=False)
 
 

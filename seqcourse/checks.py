@@ -875,6 +875,10 @@ def _type_hint(value, want) -> str:
         return " (the docstring asks for several values: return them together, e.g. `return weights, contexts`)"
     if want is list and isinstance(value, (tuple, torch.Tensor)):
         return " (build a list, e.g. with .append or list(...))"
+    if want in (int, float, str) and type(value) in (int, float, str) and type(value) is not want:
+        from seqcourse import calltrace
+        said = calltrace.named_slip(calltrace.slip_get_default(value, want))
+        return f" ({said})" if said else ""
     return ""
 
 
@@ -1038,14 +1042,16 @@ def assert_gradient(grad, expected, name: str = "gradient", *, atol: float = 1e-
     """
     from seqcourse import calltrace
     e = _as_float64(expected, name)
+    about = re.search(r"with respect to (?:the )?(\w+)", name)
+    about = about.group(1) if about else None
     if grad is None:
-        cut = calltrace.graph_cut()
+        cut = calltrace.graph_cut(about)
         raise AssertionError(f"{name}: no gradient arrived (it is None): the result was computed outside the "
                              "autograd graph (torch.no_grad(), .detach(), .data, .item() or a tensor rebuilt from "
                              "numbers): keep every step a tensor operation on the inputs" + (f"; {cut}" if cut else ""))
     g = _as_float64(grad, name)
     if g.shape == e.shape and _nontrivial(e, atol) and not _nontrivial(g, atol):
-        cut = calltrace.graph_cut()
+        cut = calltrace.graph_cut(about)
         raise AssertionError(f"{name}: the gradient is zero, expected a largest entry of {e.abs().max().item():.4g}: "
                              "the path back to it is cut; a state detached between steps (.detach(), .data, "
                              "torch.no_grad()) stops the gradient from flowing back through time"
@@ -3481,9 +3487,10 @@ _MODULES = {"F": "import torch.nn.functional as F", "nn": "from torch import nn"
             "math": "import math", "np": "import numpy as np"}
 
 
-def _name_hint(value: BaseException, line: str, function: str, local: dict) -> str | None:
+def _name_hint(value: BaseException, line: str, function: str, local: dict, shared: dict | None = None) -> str | None:
     """A NameError's or KeyError's cause from the name and the student's line: a module never imported, a
-    comprehension whose for clauses are in the wrong order, a variable's name written as a string key."""
+    comprehension whose for clauses are in the wrong order, a variable's name written as a string key, a name of
+    another exercise where the notebook's (``shared``: its globals) is like it (``PAD_INDEX`` for ``PAD``)."""
     if isinstance(value, NameError) and getattr(value, "name", None):
         name = value.name
         if name in _MODULES:
@@ -3499,6 +3506,15 @@ def _name_hint(value: BaseException, line: str, function: str, local: dict) -> s
         if near and function and not function.startswith("<"):
             return (f"{function} has no variable {name}; its names here are {', '.join(names[:8])}: "
                     f"{' or '.join(near)} meant? (a name from another function or exercise does not carry over)")
+        kept = [n for n, v in (shared or {}).items() if not n.startswith("_") and not inspect.ismodule(v)]
+        parts = set(p for p in name.split("_") if p)
+        alike = [n for n in kept if n != name and n.isupper() == name.isupper()
+                 and (n in parts or set(n.split("_")) < parts or name in n.split("_"))]
+        alike += [n for n in difflib.get_close_matches(name, kept, n=2, cutoff=0.75) if n not in alike]
+        if alike and not re.search(rf"\b{re.escape(name)}\s*\(", line):     # (a function called: below)
+            return (f"{name} is not a name of this notebook (another exercise's name, or a typo?); it has "
+                    f"{' and '.join(alike[:3])}: " + ("is that the one meant?" if len(alike) == 1 else
+                                                     "one of these?"))
         if re.search(rf"\b{re.escape(name)}\s*\(", line):      # a function called that no cell run so far defines
             return (f"no cell run so far defines {name}: if it is the function of another part of this notebook, "
                     "that part's cell must run first, and the notebook runs top to bottom (in grading too), so the "
@@ -3735,6 +3751,13 @@ def _operand_hint(value: BaseException, line: str, env: dict, source: str = "") 
                     return (said + f": {layer} is built with bias=False, so its biases are None ({layer}.bias is "
                             f"False, a flag, never None): test `if {layer}.bias:` (or `{layer}.bias_ih is not None`) "
                             "and leave the bias out when there is none")
+                repeat = left.right if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add) else left
+                if symbol in ("-", "+") and isinstance(repeat, ast.BinOp) and isinstance(repeat.op, ast.Mult) \
+                        and isinstance(_operand(repeat.left, env), list) and kinds[1] == "int":
+                    rep, times, k = ast.unparse(repeat.left), ast.unparse(repeat.right), ast.unparse(right)
+                    return (said + f": Python reads {ast.unparse(n)} as ({ast.unparse(left)}) {symbol} {k} (* and + "
+                            f"bind first, so {symbol} {k} comes last, on the list); for {times} {symbol} {k} copies "
+                            f"write {rep} * ({times} {symbol} {k})")
                 return said + f": {symbol} does not take these two"
     return None
 
@@ -4067,6 +4090,39 @@ def _unpack_order_hint(msg: str, line: str, env: dict, source: str) -> str | Non
     return None
 
 
+def _unpacked_rnn_hint(msg: str, line: str, env: dict, source: str) -> str | None:
+    """pad_packed_sequence given a plain tensor (``'Tensor' object has no attribute 'batch_sizes'``): the RNN ran on
+    the unpacked tensor. The line that made that tensor, and the PackedSequence the function made and never gave the
+    RNN; None otherwise."""
+    if "has no attribute 'batch_sizes'" not in msg:
+        return None
+    call = next((n for n in _line_nodes(line) if isinstance(n, ast.Call)
+                 and ast.unparse(n.func).split(".")[-1] == "pad_packed_sequence" and n.args), None)
+    if call is None or not isinstance(call.args[0], ast.Name):
+        return None
+    name = call.args[0].id
+    tree = _source_tree(source) if source else None
+    made = packed = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.Assign):
+            continue
+        bound = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if name in bound:
+            made = node
+        if isinstance(node.value, ast.Call) and ast.unparse(node.value.func).split(".")[-1] == "pack_padded_sequence":
+            packed = node
+    said = (f"{name} is a plain tensor, not a PackedSequence: pad_packed_sequence undoes pack_padded_sequence, so "
+            "the RNN must run on the packed sequence")
+    if made is not None:
+        said += f"; your line \"{ast.unparse(made)}\" makes {name}"
+        if packed is not None and len(packed.targets) == 1 and isinstance(packed.targets[0], ast.Name):
+            p_name = packed.targets[0].id
+            if p_name not in {n.id for n in ast.walk(made.value) if isinstance(n, ast.Name)}:
+                said += (f", from a tensor that is not packed: your line \"{ast.unparse(packed)}\" makes {p_name}, "
+                         f"which is meant to go into the RNN there")
+    return said
+
+
 def _index_select_hint(msg: str, line: str, env: dict) -> str | None:
     """x.index_select(dim, idx) (or torch.index_select) with indices past the end of that axis: the axis, its size,
     the largest index, and the axes the indices would fit; None otherwise."""
@@ -4358,6 +4414,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
                     complete = (_hidden_state_hint(msg, deepest.line or "", env, source)   # says it all
                                 or _none_hint(msg, deepest.line or "", env, source, _sources_of(tb, mine))
                                 or _unpack_order_hint(msg, deepest.line or "", env, source)
+                                or _unpacked_rnn_hint(msg, deepest.line or "", env, source)
                                 or _reshape_hint(msg, deepest.line or "", env)
                                 or _index_select_hint(msg, deepest.line or "", env))
                     said = (complete or _api_hint(value, deepest.line or "", env)
@@ -4379,7 +4436,7 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
             specific, hint = True, flat + (f"; {hint}" if hint else "")
     if isinstance(value, (NameError, KeyError)) and mine and frame is not None:
         try:
-            named = _name_hint(value, deepest.line or "", deepest.name, frame.f_locals)
+            named = _name_hint(value, deepest.line or "", deepest.name, frame.f_locals, frame.f_globals)
         except Exception:  # noqa: BLE001 - a hint never hides the error
             named = None
         specific, hint = specific or bool(named), named or hint
@@ -4413,6 +4470,11 @@ def brief_error(value: BaseException, tb, shell=None) -> str:
         re.search(pattern, line_raised) or re.search(pattern, deepest.line or ""))), "")
     if said_for_line:            # the error and the student's own call say the cause together
         specific, hint = True, said_for_line
+    if mine and re.search(r"cannot be multiplied|must match the size|size mismatch|Expected size|must be equal to", msg):
+        from seqcourse import calltrace      # a tensor of the caller's turned round in place by an earlier call
+        turned = calltrace.named_slip(calltrace.slip_inplace_on_argument)
+        if turned:
+            specific, hint = True, turned
     specific = specific or any(key in msg for key, _ in _SELF_EXPLAINED)
     if "what you get with" not in msg and "Likely cause" not in msg and not specific \
             and "0 * -inf is NaN" not in msg:   # own values say more

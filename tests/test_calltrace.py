@@ -734,3 +734,20 @@ def test_an_argument_unpacked_over_a_stale_loop_variable_and_teacher_forcing_fed
                            "    y = a.argmax(dim=-1)\n"
                            "    return torch.tanh(a) * 2 + 1 + 0.01 * float(sum(y))\n")
     assert 'your line "y = a.argmax(dim=-1)" in f feeds the decoder its own guess' in text
+
+
+def test_a_matrix_two_norm_and_a_discarded_squash_are_named_with_their_fix(shell):
+    """Trial 22aa's ch02-a02c (`torch.linalg.norm(a, 2)` of a matrix: its largest singular value) and ch07-a07c
+    (`torch.sigmoid(f)` on a line of its own: the fix assigns to f, not to torch)."""
+    shell.record()
+    text = _brief(shell, "def f(x, w):\n"
+                         "    a = x @ w\n"
+                         "    n = torch.linalg.norm(a, 2)\n"
+                         "    return torch.tanh(a) * 2 + 1 + n\n")
+    assert 'your line "n = torch.linalg.norm(a, 2)" in f asks torch.linalg.norm for ord=2' in text
+    assert "torch.linalg.vector_norm(a)" in text
+    text = _brief(shell, "def f(x, w):\n"
+                         "    a = x @ w\n"
+                         "    torch.tanh(a)\n"
+                         "    return a * 2 + 1\n")
+    assert "write a = torch.tanh(a)" in text

@@ -1534,6 +1534,66 @@ def test_names_unpacked_in_another_order_than_the_items_are_named(shell):
     assert 'your line "items.append((a * 0.5, [b, b]))" builds them' in text
 
 
+def test_trial_22aa_errors_name_their_cause(shell):
+    """Trial 22aa's cases whose error is raised in the student's code: `[x] + [z] * steps - 1` (ch01-a01c: the
+    parentheses), an RNN run on the unpacked tensor before pad_packed_sequence (ch06-a06b, ch09-a09c), another
+    exercise's name for a constant of this notebook (ch09-a09c: PAD_INDEX for PAD), and a weight transposed in place
+    by the call before (ch02-a02d: `W.t_()`): each message says that cause."""
+    _student(shell, "from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence\n"
+                    "PAD = 0\n"
+                    "def build(x, steps):\n"
+                    "    return torch.stack([x] + [torch.zeros_like(x)] * steps - 1)\n"
+                    "def encode(rnn, x, lengths):\n"
+                    "    packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)\n"
+                    "    out, h = rnn(x)\n"
+                    "    y, _ = pad_packed_sequence(out, batch_first=True)\n"
+                    "    return y\n"
+                    "def pad_of(x):\n"
+                    "    return x == PAD_INDEX\n"
+                    "def cell(x, W):\n"
+                    "    return x @ W.t_()\n")
+    text = _brief_message(shell, "build(torch.ones(2), 3)")
+    assert "for steps - 1 copies write [torch.zeros_like(x)] * (steps - 1)" in text
+    text = _brief_message(shell, "encode(torch.nn.GRU(3, 4, batch_first=True), torch.ones(2, 5, 3), "
+                                 "torch.tensor([5, 2]))")
+    assert "out is a plain tensor, not a PackedSequence" in text
+    assert 'your line "packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)" makes ' \
+           "packed, which is meant to go into the RNN there" in text
+    text = _brief_message(shell, "pad_of(torch.zeros(3))")
+    assert "PAD_INDEX is not a name of this notebook" in text and "it has PAD: is that the one meant?" in text
+    text = _brief_message(shell, "from seqcourse import calltrace\nW = torch.ones(4, 3)\n"
+                                 "with calltrace.recording():\n"
+                                 "    cell(torch.ones(2, 3), W)\n"
+                                 "    cell(torch.ones(2, 3), W)")
+    assert "changes W ITSELF: .t_() works in place on the tensor the caller passed" in text
+
+
+def test_trial_22aa_values_name_their_cause(shell):
+    """Trial 22aa's cases found by a check of values or types: a dict.get default that is the token where its index
+    is meant (ch06-a06a), and the detach on the tensor whose gradient is asked named before another function's
+    (ch02-a02a: `h0.clone().detach()`, not the weights' helper)."""
+    _student(shell, "from seqcourse.checks import assert_type, assert_gradient\n"
+                    "def ids_of(tokens, stoi):\n"
+                    "    return [stoi.get(t, '<unk>') for t in tokens]\n"
+                    "def weights(w):\n"
+                    "    return w.detach()\n"
+                    "def layer(x, h0, w):\n"
+                    "    v = weights(w)\n"
+                    "    h = h0.clone().detach()\n"
+                    "    return (x @ v + h).sum()\n")
+    text = _brief_message(shell, "from seqcourse import calltrace\nwith calltrace.recording():\n"
+                                 "    ids = ids_of(['a', 'zz'], {'a': 1})\n"
+                                 "assert_type(ids[1], 'int', 'ids[1]')")
+    assert "gives stoi.get the default '<unk>', a str" in text and "where an int" in text
+    text = _brief_message(shell, "from seqcourse import calltrace\n"
+                                 "x, h0 = torch.ones(2, 3, requires_grad=True), torch.ones(2, 4, requires_grad=True)\n"
+                                 "with calltrace.recording():\n"
+                                 "    layer(x, h0, torch.ones(3, 4, requires_grad=True)).backward()\n"
+                                 "assert_gradient(h0.grad, torch.ones(2, 4), 'the gradient of the sum with respect to "
+                                 "h0')")
+    assert 'your line "h = h0.clone().detach()" in layer cuts it' in text
+
+
 def test_a_number_plus_a_list_says_join_for_token_ids_and_one_number_for_scores(shell):
     """Trial 22l's ch06-h06b (`SOS_INDEX + ids`: an item joined to a list of token ids) and trial 22x's ch09-x09e
     (`score + lp` with lp a list of log-probabilities: one number was meant) get different causes."""
