@@ -653,6 +653,32 @@ def _(ns):
     return [_prev_22aa["ch02_rnn_cell"](ns), r1, r2, torch.tensor(float(W_hx.shape == W0.shape and torch.equal(W_hx, W0)))]
 
 
+# ---- trial 22ab: checks the ones above cannot see (other step counts, float64 inputs without h0, no gradient at all,
+# the start tokens' shape)
+_prev_22ab = dict(CHECKS)
+@check("ch01_one_to_many")
+def _(ns):
+    seed(); m = ns["OneToMany"](D, H, C); torch.manual_seed(26); x = torch.randn(B, D)
+    return [_prev_22ab["ch01_one_to_many"](ns), m(x, 5), m(x[:2], 3)]
+@check("ch02_rnn_layer")
+def _(ns):
+    W_hx, W_hh, b = rnnw(); torch.manual_seed(27); x = torch.randn(B, T, D, dtype=torch.float64)
+    return [_prev_22ab["ch02_rnn_layer"](ns), run(lambda: ns["rnn_layer"](x, W_hx.double(), W_hh.double(), b.double()))]
+@check("ch02_clip_grad_norm")
+def _(ns):
+    ps = [torch.nn.Parameter(torch.randn(3)), torch.nn.Parameter(torch.randn(2, 2))]
+    return [_prev_22ab["ch02_clip_grad_norm"](ns), run(lambda: ns["clip_grad_norm"](ps, 1.0))]
+@check("ch07_greedy")
+def _(ns):
+    shapes = []
+    class M:
+        def encode(self, src, sl): return None, 0
+        def decode_step(self, y, state, memory):
+            shapes.append(tuple(y.shape)); lp = torch.full((3, 9), -5.0); lp[:, 2] = 0
+            self.last_weights = torch.full((3, 4), float(state)); return lp, state + 1
+    return [_prev_22ab["ch07_greedy"](ns), ns["greedy_translate"](M(), SRC7, L7, 3), shapes]
+
+
 def main(argv):
     global t
     t = importlib.import_module(argv[0])
