@@ -119,7 +119,37 @@ mistake("ch09", "m09b", "ch09_decode_step", "decode_step unpacks the state into 
 CASES = M + OK
 
 # The first failing visible test's message as the student sees it in Jupyter, judged by the rule of trials 22f-22aa.
-VERDICTS: dict[str, tuple[str, str]] = {}
+VERDICTS: dict[str, tuple[str, str]] = {
+    'ch01-m01a': ('Pa', "at the student's line: 'mat1 and mat2 shapes cannot be multiplied (2x5 and 4x6) -- self.head is an nn.Linear built for 4 input features, but the tensor you give it has 5 on its last axis: give it the tensor it was built for ..., or, if you built the layer yourself, build it with in_features=5': the line and the tensor are named, not that [:, :, -1] takes the last hidden unit of every step (axis 2) where the last step (axis 1) is meant; the second fix offered changes the head, which is right (strict reading: M, right code offered for a change; lenient: Pa)"),
+    'ch01-m01b': ('-', "no visible test fails (the visible test's step count and batch size make x.repeat(steps, 1).view(B, steps, D) put each example's own x at step 0); the grader takes 2 points"),
+    'ch01-m01c': ('P', "at the student's line: 'Expected hidden size (1, 2, 4), got [1, 5, 4] -- enc_out[-1].unsqueeze(0) is (1, 5, 4): axis 1 has 5 where 2 (the batch size B) is expected; the state ... is (num_layers * num_directions, B, H)': the expression is named and that it carries the time length where the batch belongs (strict reading: Pa, that [-1] indexes the batch axis, and h_n or enc_out[:, -1] is meant, is not said)"),
+    'ch01-m01d': ('P', "'the loss train_step returns: must be a Python float, got a numpy.ndarray (convert it with float(...))'"),
+    'ch01-m01e': ('P', "'fit changed PyTorch's global random state (torch.manual_seed(seed) reseeds the global generator ...): make ONE generator of your own, g = torch.Generator().manual_seed(seed), and draw every batch with generator=g': the student's torch.manual_seed(seed) is named and the line to write is given"),
+    'ch02-m02a': ('-', "no visible test fails (the float64 state passes the visible checks)"),
+    'ch02-m02b': ('-', "no visible test fails (the visible tests run rnn_layer on float32 CPU inputs only)"),
+    'ch02-m02c': ('P', "'your line \"outputs += h\" in rnn_layer adds a tensor to the list outputs with +=, which adds the tensor's ITEMS ...: outputs.append(h) adds it as one item'"),
+    'ch02-m02d': ('Pa', "at the student's line: 'step must be greater than zero': PyTorch's own error with nothing added; the line holds one slice with a step, [::-1], so the student finds it, but not what to use instead (.flip(0)) (strict reading: N; lenient: P)"),
+    'ch02-m02e': ('-', "no visible test fails (no visible test gives parameters none of which has a gradient)"),
+    'ch03-m03a': ('P', "'h (the new hidden state): 8 of 8 entries differ ... Likely cause: your values are what you get if you squash the OLD cell in h_t = o * tanh(c_t) (c_{t-1} instead of c_t)'"),
+    'ch03-m03b': ('P', "'c (the new cell state): 8 of 8 entries differ ... `g` is the first variable whose value differs ...: look at your line \"g = torch.tanh(hx @ W[\"g\"].T + b[\"g\"]) * i\" (... yours reads `i` and multiplies (*), which the reference's does not)'"),
+    'ch03-m03c': ('P', "'c (the new cell state): 8 of 8 entries differ ... Likely cause: your values are what you get with `h_prev @ Wh['f'].T` where `x @ Wx['f'].T + h_prev @ Wh['f'].T` is needed (in lstm_cell_nobias, the line that computes `f`)'"),
+    'ch03-m03d': ('P', "at the bias line: 'unsupported operand type(s) for +: 'NoneType' and 'NoneType' -- cell.bias_ih is None and cell.bias_hh is None: cell is built with bias=False, so its biases are None ...: test `if cell.bias:` (or `cell.bias_ih is not None`) and leave the bias out when there is none': the test to write is given (strict reading: Pa, the student's hasattr line is not named: the error is shown at the right bias line)"),
+    'ch03-m03e': ('-', "no visible test fails (the outputs' values are right; the gradient checks of lstm_layer do not reach the detached outputs)"),
+    'ch04-m04a': ('P', "'gru_cell_textbook(x, h, ...): 8 of 8 entries differ ... Likely cause: your values are what you get if you add the bias of h after its nonlinearity (tanh(...) + b_h): it goes inside' (strict reading: Pa, the bias is called b_h, the candidate's line is not named)"),
+    'ch04-m04c': ('P', "'... `n` is the first variable whose value differs ...: look at your line \"n = torch.tanh(i_n + r + h_n)\" (... the reference's multiplies `h_n` by `r`, which yours does not)'"),
+    'ch04-m04d': ('P', "at the student's line: 'x (2, 3) @ weight_hh.T (4, 12): ... h in place of x would give (2, 12), ...: which one is your equation'"),
+    'ch05-m05b': ('P', "at the student's line: 'h_new has shape (2, 5) and torch.zeros_like(x[:, t]) has shape (2, 3): broadcasting lines shapes up from the RIGHT' (strict reading: Pa, zeros_like(h_new) is not written out)"),
+    'ch05-m05c': ('Pa', "'outputs of the stack: 28 of 40 entries differ ... `h` is right where it is first made, and its third value, from your line \"h = out + h if l >= 2 else out\", is not the reference's third value: it goes wrong there': the line is named (and the iteration, the second layer), not that the residual is left out there (l >= 2 with a 0-based l) (lenient reading: P)"),
+    'ch05-m05e': ('P', "'outputs (no padding, lengths=None): 80 of 80 entries differ ... Likely cause: your values are what you get with `[out_b, out_f]` where `[out_f, out_b]` is needed'"),
+    'ch06-m06b': ('-', "no visible test fails (the visible tests' stoi holds the special tokens at their indices)"),
+    'ch07-m07a': ('P', "'c: 8 of 8 entries differ ... Likely cause: your values are what you get if you return (c, h) instead of (h, c)'"),
+    'ch07-m07b': ('P', "at the torch.where line: 'keep has shape (2,) here, but (2, 1) in the reference solution ...; it goes wrong at your line \"keep = mask[:, t]\" -- fix it there'"),
+    'ch07-m07c': ('P', "'weights (with a mask): 6 of 12 entries differ ... Likely cause: your values are what you get with `torch.relu(self.Attn(pairs))` where `torch.tanh(self.Attn(pairs))` is needed'"),
+    'ch07-m07d': ('P', "'h at step 1: ... `embedded` is the first variable whose value differs ...: look at your line \"embedded = F.dropout(self.embedding(y_prev), p=0.1)\" (... yours calls dropout, which the reference's does not)'"),
+    'ch07-m07e': ('M', "'the tokens fed at steps 1 and 2 (<sos>, then each sentence's own previous output): got [[1, 1, 1, 1], [5, 7]], expected [[1, 1], [5, 7]]; ... 4 items instead of 2 items; each of your lists starts with the expected items but some go on after them: stop where the docstring says (at the first <eos>, which is not kept) and drop what follows': the named cause (tokens kept past <eos>) is not the student's; the data shows 4 start tokens for 2 sentences (the start tensor sized with src.shape[1] = Tx), which the message does not say (lenient reading: Pa, [1, 1, 1, 1] shows the size of the start tensor)"),
+    'ch08-m08c': ('P', "at the student's line: 'dec has shape (2, 3, 6) and W has shape (6, 5): broadcasting lines shapes up from the RIGHT, so their axis -1 meets 6 against 5': the * is read as the element-wise product it is (strict reading: Pa, @ is not named)"),
+    'ch09-m09b': ('P', "at the student's line: 'LSTMCell.forward() takes from 2 to 3 positional arguments but 4 were given -- model.decoder takes (input, hx: tuple[...] | None = None)': the pair is what it takes"),
+}
 
 
 def main(argv=None):
