@@ -3296,6 +3296,29 @@ def _origin(name: str, before: int, bindings: list, wrong, env: dict) -> tuple |
     return None
 
 
+def _wrong_shapes(frame, test_line: str):
+    """``shapes(name)`` for ``frame``: ``(its shape, the reference's)`` of a tensor variable whose shape differs from
+    the reference's variable of the same name at this point of the visible test's ``test_line`` (recorded by
+    ``python -m autograder.edit_hints``), else None; cached per name."""
+    from seqcourse import calltrace, hints
+
+    code, local = frame.f_code, frame.f_locals
+    signature = calltrace.call_signature(code, local)
+
+    @functools.cache
+    def shapes(name):
+        v = local.get(name)
+        want = (hints.reference_shape(test_line, code.co_qualname, signature, name)
+                if isinstance(v, torch.Tensor) else None)
+        return (tuple(v.shape), want) if want is not None and tuple(v.shape) != want else None
+    return shapes
+
+
+def _made_from(names, shapes) -> str:
+    """", made from z (2,) (the reference's: (2, 3))" for each name followed back (``shapes``: :func:`_wrong_shapes`)."""
+    return "".join(f", made from {n} {_fmt(shapes(n)[0])} (the reference's: {_fmt(shapes(n)[1])})" for n in names)
+
+
 def _caller_frame(mine: list, tb):
     """``(the frame, its traceback entry)`` of the student's function that called the innermost one (``mine[-1]``),
     or None."""
@@ -3317,7 +3340,6 @@ def _argument_made_in_caller(mine: list, tb, test_line: str, code, argument: str
     expression at the caller's line, followed back through the tensors it is made of (the reference's shapes at that
     point of this visible test) to the first line whose inputs are all right; a tuple passed whole (an LSTM's state)
     is followed through the tensors it holds. In words, or None."""
-    from seqcourse import calltrace, hints
 
     found = _caller_frame(mine, tb)
     if found is None:
@@ -3341,21 +3363,13 @@ def _argument_made_in_caller(mine: list, tb, test_line: str, code, argument: str
     except (OSError, TypeError):
         return None
     local = frame.f_locals
-    signature = calltrace.call_signature(frame.f_code, local)
-
-    @functools.cache
-    def shapes(name):
-        v = local.get(name)
-        want = (hints.reference_shape(test_line, frame.f_code.co_qualname, signature, name)
-                if isinstance(v, torch.Tensor) else None)
-        return (tuple(v.shape), want) if want is not None and tuple(v.shape) != want else None
+    shapes = _wrong_shapes(frame, test_line)
 
     origin = _origin(expr.id, call.lineno, _bindings(source, frame.f_code.co_firstlineno), shapes, local)
     if not origin or len(origin[1]) < 2 and not shapes(expr.id):
         return None
     lines, followed = origin
-    via = "".join(f", made from {n} {_fmt(shapes(n)[0])} (the reference's: {_fmt(shapes(n)[1])})"
-                  for n in followed[1:])
+    via = _made_from(followed[1:], shapes)
     said = " or ".join(f'"{text}"' for _, text in lines)
     return (f'your line "{(call.line or "").strip()}" passes {expr.id}{via}; it goes wrong at your line {said}'
             + (" (whichever ran)" if len(lines) > 1 else ""))
@@ -3418,18 +3432,10 @@ def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: st
     the reference's shapes: ``(hint, the names bound at those statements)``. None when every name there has the
     reference's shape or none was recorded. A tensor that only comes out of an argument (``h, c = state``) is
     followed into the caller by ``caller(argument)`` (see :func:`_argument_made_in_caller`) when given."""
-    from seqcourse import calltrace, hints
 
     code, local = frame.f_code, frame.f_locals
     args = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    signature = calltrace.call_signature(code, local)
-
-    @functools.cache
-    def shapes(name):
-        v = local.get(name)
-        want = (hints.reference_shape(test_line, code.co_qualname, signature, name)
-                if isinstance(v, torch.Tensor) else None)
-        return (tuple(v.shape), want) if want is not None and tuple(v.shape) != want else None
+    shapes = _wrong_shapes(frame, test_line)
 
     wrong = [n for n in dict.fromkeys(re.findall(r"(?<![.\w])([A-Za-z_]\w*)", line)) if shapes(n)]
     if not wrong:
@@ -3443,8 +3449,7 @@ def _made_earlier_hint(frame, line: str, lineno: int, test_line: str, source: st
             lines, followed = found
             at = {line for line, _ in lines}
             bound |= {n for b in bindings if b[0] in at for n in b[1]}
-            via = "".join(f", made from {n} {_fmt(shapes(n)[0])} (the reference's: {_fmt(shapes(n)[1])})"
-                          for n in followed[1:])
+            via = _made_from(followed[1:], shapes)
             said_lines = " or ".join(f'"{text}"' for _, text in lines)
             where = f"{via}; it goes wrong at your line {said_lines}" + (" (whichever ran)" if len(lines) > 1 else "")
             argument = _argument_read(lines, bindings, args) if not followed[1:] else None
